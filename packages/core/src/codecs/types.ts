@@ -1,0 +1,123 @@
+/**
+ * Codec contract, after the v3 core spec section "Codecs": array -> array,
+ * array -> bytes and bytes -> bytes codecs, each with representation
+ * propagation (`encodedSpec`), `encode` and `decode`, and optional partial
+ * decoding and encoded-size computation.
+ *
+ * A codec package exports a {@link CodecFactory} and registers it under its v3
+ * name (and v2 numcodecs id where one exists) with `registerCodec`.
+ *
+ * @module
+ */
+
+import type { DataArray, DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
+import type { ByteRange, StoreOptions } from "../store/types.js";
+
+/** An n-dimensional array in memory: flat data, shape and strides (in elements). */
+export interface NDArray<D extends DataArray = DataArray> {
+  readonly data: D;
+  readonly shape: readonly number[];
+  /** Element strides (not bytes, not slots). Row-major (C order) unless stated otherwise. */
+  readonly stride: readonly number[];
+  readonly dataType: DataType;
+}
+
+/** The decoded representation a codec sees: an array of some shape and data type. */
+export interface ChunkSpec {
+  readonly shape: readonly number[];
+  readonly dataType: DataType;
+  readonly fillValue: FillValue;
+}
+
+/** Options passed to codec operations. */
+export interface CodecOptions extends StoreOptions {}
+
+/** Common members of every codec. */
+interface CodecBase {
+  /** The name it was created under (v3 name, URL, or v2 id). */
+  readonly name: string;
+  /** The metadata form: `{name, configuration?}` with every default filled in. */
+  toJSON(): JsonObject;
+}
+
+/** array -> array: e.g. `transpose`. */
+export interface ArrayToArrayCodec extends CodecBase {
+  readonly kind: "array_to_array";
+  /** The representation after encoding; throws `CodecError` when `decoded` is unsupported. */
+  encodedSpec(decoded: ChunkSpec): ChunkSpec;
+  encode(chunk: NDArray, decoded: ChunkSpec, options?: CodecOptions): Promise<NDArray> | NDArray;
+  decode(chunk: NDArray, decoded: ChunkSpec, options?: CodecOptions): Promise<NDArray> | NDArray;
+}
+
+/**
+ * Reads byte ranges of an encoded value, e.g. of one chunk in a store. Partial
+ * decoders use it to fetch only what they need.
+ */
+export interface ByteGetter {
+  get(range?: ByteRange, options?: StoreOptions): Promise<Uint8Array | undefined>;
+  getMany?(ranges: readonly ByteRange[], options?: StoreOptions): Promise<(Uint8Array | undefined)[]>;
+}
+
+/** A region of a chunk: per dimension `[start, stop)` with step 1. */
+export type ChunkRegion = readonly (readonly [number, number])[];
+
+/** array -> bytes: e.g. `bytes`, `sharding_indexed`, `vlen-utf8`. */
+export interface ArrayToBytesCodec extends CodecBase {
+  readonly kind: "array_to_bytes";
+  /** Validates that the codec supports `decoded`; throws `CodecError` otherwise. */
+  validate(decoded: ChunkSpec): void;
+  encode(chunk: NDArray, decoded: ChunkSpec, options?: CodecOptions): Promise<Uint8Array> | Uint8Array;
+  /** Decodes to a C-order array of `decoded.shape`. */
+  decode(bytes: Uint8Array, decoded: ChunkSpec, options?: CodecOptions): Promise<NDArray> | NDArray;
+  /**
+   * Decodes only `region` of the chunk, reading through `input`. Returns
+   * `undefined` when the whole chunk is missing.
+   */
+  decodePartial?(
+    input: ByteGetter,
+    region: ChunkRegion,
+    decoded: ChunkSpec,
+    options?: CodecOptions,
+  ): Promise<NDArray | undefined>;
+  /** Encoded byte length for a chunk of `decoded`, when fixed (not for compressors). */
+  encodedSize?(decoded: ChunkSpec): number | undefined;
+}
+
+/** bytes -> bytes: compressors and checksums. */
+export interface BytesToBytesCodec extends CodecBase {
+  readonly kind: "bytes_to_bytes";
+  encode(bytes: Uint8Array, options?: CodecOptions): Promise<Uint8Array> | Uint8Array;
+  /** `decodedSize`, when known, bounds the output: more is a `CodecError`. */
+  decode(
+    bytes: Uint8Array,
+    decodedSize?: number,
+    options?: CodecOptions,
+  ): Promise<Uint8Array> | Uint8Array;
+  /** Encoded length for an input of `decodedSize` bytes, when fixed (e.g. crc32c: +4). */
+  encodedSize?(decodedSize: number): number | undefined;
+}
+
+/** Any codec. */
+export type Codec = ArrayToArrayCodec | ArrayToBytesCodec | BytesToBytesCodec;
+
+/** What a codec factory receives besides its configuration. */
+export interface CodecContext {
+  /** The decoded representation this codec will see (shape, data type, fill value). */
+  readonly spec: ChunkSpec;
+  /** The metadata path, for error messages. */
+  readonly path: string;
+  /** Which metadata the codec is read from: v3 `codecs`, or a v2 `compressor`/`filters` entry. */
+  readonly format: 2 | 3;
+  /** Builds nested codec pipelines (used by `sharding_indexed`). */
+  readonly resolve: (codecs: readonly JsonValue[], spec: ChunkSpec) => Promise<Codec[]>;
+}
+
+/**
+ * Creates codecs from metadata. Registered by name with `registerCodec`.
+ * `fromConfig` validates the configuration and throws `CodecError` or
+ * `MetadataError` naming the field.
+ */
+export interface CodecFactory {
+  readonly kind: Codec["kind"];
+  fromConfig(configuration: JsonObject | undefined, context: CodecContext): Codec | Promise<Codec>;
+}

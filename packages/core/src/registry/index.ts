@@ -1,0 +1,100 @@
+/**
+ * The registries of @zarr/core and the functions packages call to register.
+ *
+ * @module
+ */
+
+import type { CodecFactory } from "../codecs/types.js";
+import type { DataType, JsonValue } from "../dtypes/types.js";
+import type { AnyStore } from "../store/types.js";
+import { Registry, type Registration } from "./registry.js";
+
+/** Codec names (v3 and v2 numcodecs ids) and the @zarr package that provides each. */
+const CODEC_PACKAGES: Record<string, string> = {
+  gzip: "@zarr/codec-gzip",
+  zlib: "@zarr/codec-gzip",
+  "numcodecs.zlib": "@zarr/codec-gzip",
+  "numcodecs.gzip": "@zarr/codec-gzip",
+  zstd: "@zarr/codec-zstd",
+  "numcodecs.zstd": "@zarr/codec-zstd",
+  blosc: "@zarr/codec-blosc",
+  "numcodecs.blosc": "@zarr/codec-blosc",
+};
+for (const id of [
+  "lz4",
+  "bz2",
+  "lzma",
+  "delta",
+  "fixedscaleoffset",
+  "quantize",
+  "bitround",
+  "astype",
+  "packbits",
+  "categorize",
+  "shuffle",
+  "json2",
+  "vlen-array",
+]) {
+  CODEC_PACKAGES[id] ??= "@zarr/v2-compat";
+  CODEC_PACKAGES[`numcodecs.${id}`] ??= "@zarr/v2-compat";
+}
+
+/** Codec factories by v3 name, v2 numcodecs id or URL. */
+export const codecRegistry: Registry<CodecFactory> = new Registry<CodecFactory>(
+  "codec",
+  CODEC_PACKAGES,
+);
+
+/** Registers a codec factory (or a lazy loader of one) under `name`. */
+export function registerCodec(name: string, entry: Registration<CodecFactory>): void {
+  codecRegistry.register(name, entry);
+}
+
+/**
+ * Resolves a data type from its metadata form (a name, or `{name, configuration}`).
+ * Parametrized families (like `r<N>`) are handled by the resolver of their prefix.
+ */
+export interface DataTypeResolver {
+  /** Returns the data type for `json`, or `undefined` when `json` is not one of its types. */
+  resolve(json: JsonValue, path: string): DataType | undefined;
+}
+
+/** Data types by name. Built-in v3 types are registered by core itself. */
+export const dataTypeRegistry: Registry<DataType> = new Registry<DataType>("data type", {
+  "numpy.datetime64": "@zarr/v2-compat",
+  "numpy.timedelta64": "@zarr/v2-compat",
+});
+
+/** Registers a data type under its name. */
+export function registerDataType(dataType: DataType): void {
+  dataTypeRegistry.register(dataType.name, dataType);
+}
+
+/** Opens a store from a URL; registered per URL scheme by store packages. */
+export interface StoreOpener {
+  /** Opens `url` (whose scheme this opener was registered for). */
+  open(url: string, options?: Record<string, unknown>): Promise<AnyStore>;
+}
+
+const STORE_PACKAGES: Record<string, string> = {
+  file: "@zarr/store-fs",
+  http: "@zarr/store-http",
+  https: "@zarr/store-http",
+  s3: "@zarr/store-s3",
+  gs: "@zarr/store-gcs",
+  gcs: "@zarr/store-gcs",
+  zip: "@zarr/store-zip",
+};
+
+/** Store openers by URL scheme (without the colon). */
+export const storeRegistry: Registry<StoreOpener> = new Registry<StoreOpener>(
+  "store scheme",
+  STORE_PACKAGES,
+);
+
+/** Registers a store opener for a URL scheme (e.g. `"s3"`). */
+export function registerStore(scheme: string, entry: Registration<StoreOpener>): void {
+  storeRegistry.register(scheme, entry);
+}
+
+export { Registry, type Registration };

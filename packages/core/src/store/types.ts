@@ -1,0 +1,117 @@
+/**
+ * The abstract store interface of the Zarr v3 core spec ("Abstract store
+ * interface"), as capabilities. A store implements `get` and whatever else it
+ * can; {@link resolveStore} adds key validation and generic fallbacks for the rest.
+ *
+ * Keys are `/`-separated strings without a leading `/`, e.g. `"foo/bar/zarr.json"`.
+ * Every key a store receives through core has been validated (no empty, `.` or
+ * `..` segment, no leading `/`, no backslash or NUL), so it cannot escape the
+ * store's root.
+ *
+ * @module
+ */
+
+/**
+ * A byte range: `{offset, length?}` reads `length` bytes from `offset` (to the end
+ * when `length` is omitted); `{suffix}` reads the last `suffix` bytes. A range
+ * past the end of a value is clipped to the value (an empty result when it
+ * starts past the end).
+ */
+export type ByteRange = { offset: number; length?: number } | { suffix: number };
+
+/** Options accepted by every store operation. */
+export interface StoreOptions {
+  /** Cancels the operation. */
+  signal?: AbortSignal;
+}
+
+/** One request of {@link ReadableStore.getPartialValues}. */
+export interface KeyRange {
+  key: string;
+  range?: ByteRange;
+}
+
+/** One write of {@link WritableStore.setPartialValues}: writes `value` at `offset` of `key`. */
+export interface KeyWrite {
+  key: string;
+  offset: number;
+  value: Uint8Array;
+}
+
+/** What {@link ListableStore.listDir} returns for a prefix. */
+export interface DirListing {
+  /** Names (relative to the prefix, without `/`) of keys directly under the prefix. */
+  keys: string[];
+  /** Names (relative to the prefix, without a trailing `/`) of child prefixes. */
+  prefixes: string[];
+}
+
+/** The minimum a store implements: read one value, optionally a byte range of it. */
+export interface ReadableStore {
+  /** Returns the value (or the range of it), or `undefined` when the key is missing. */
+  get(key: string, range?: ByteRange, options?: StoreOptions): Promise<Uint8Array | undefined>;
+  /** Reads several keys/ranges at once; `undefined` for missing keys. */
+  getPartialValues?(
+    requests: readonly KeyRange[],
+    options?: StoreOptions,
+  ): Promise<(Uint8Array | undefined)[]>;
+  /** Size in bytes of a value, or `undefined` when missing (used to resolve suffix ranges). */
+  getSize?(key: string, options?: StoreOptions): Promise<number | undefined>;
+}
+
+/** Write operations. `set` and `erase` are required for a store to count as writable. */
+export interface WritableStore {
+  /** Stores `value` under `key`, replacing any previous value atomically where the backend allows. */
+  set(key: string, value: Uint8Array, options?: StoreOptions): Promise<void>;
+  /** Writes byte ranges into existing (or new, zero-extended) values. */
+  setPartialValues?(writes: readonly KeyWrite[], options?: StoreOptions): Promise<void>;
+  /** Removes `key`; removing a missing key is not an error. */
+  erase(key: string, options?: StoreOptions): Promise<void>;
+  /** Removes several keys. */
+  eraseValues?(keys: readonly string[], options?: StoreOptions): Promise<void>;
+  /** Removes every key starting with `prefix` (`""` clears the store). */
+  erasePrefix?(prefix: string, options?: StoreOptions): Promise<void>;
+}
+
+/** Listing operations. `list` is required for a store to count as listable. */
+export interface ListableStore {
+  /** Every key in the store, in no particular order. */
+  list(options?: StoreOptions): AsyncIterable<string>;
+  /** Every key starting with `prefix` (full keys, not relative). */
+  listPrefix?(prefix: string, options?: StoreOptions): AsyncIterable<string>;
+  /** Direct children of `prefix` (`""` or ending in `/`). */
+  listDir?(prefix: string, options?: StoreOptions): Promise<DirListing>;
+}
+
+/**
+ * A store as implemented by a store package: readable, optionally writable and
+ * listable. Use {@link resolveStore} to get a {@link Store} with every operation.
+ */
+export type AnyStore = ReadableStore & Partial<WritableStore> & Partial<ListableStore>;
+
+/**
+ * A store with every operation available (writes and listing throw a
+ * `StoreCapabilityError` when the underlying store lacks them) and validated keys.
+ */
+export interface Store {
+  /** The wrapped store, as given. */
+  readonly inner: AnyStore;
+  readonly readable: true;
+  readonly writable: boolean;
+  readonly listable: boolean;
+  get(key: string, range?: ByteRange, options?: StoreOptions): Promise<Uint8Array | undefined>;
+  getPartialValues(
+    requests: readonly KeyRange[],
+    options?: StoreOptions,
+  ): Promise<(Uint8Array | undefined)[]>;
+  getSize(key: string, options?: StoreOptions): Promise<number | undefined>;
+  has(key: string, options?: StoreOptions): Promise<boolean>;
+  set(key: string, value: Uint8Array, options?: StoreOptions): Promise<void>;
+  setPartialValues(writes: readonly KeyWrite[], options?: StoreOptions): Promise<void>;
+  erase(key: string, options?: StoreOptions): Promise<void>;
+  eraseValues(keys: readonly string[], options?: StoreOptions): Promise<void>;
+  erasePrefix(prefix: string, options?: StoreOptions): Promise<void>;
+  list(options?: StoreOptions): AsyncIterable<string>;
+  listPrefix(prefix: string, options?: StoreOptions): AsyncIterable<string>;
+  listDir(prefix: string, options?: StoreOptions): Promise<DirListing>;
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+// One vitest run over every workspace package. Tests import packages by name;
+// the "source" export condition points them at TypeScript sources, so unit
+// tests never run against a stale build (CLI tests use the built bin).
+export default defineConfig({
+  resolve: { conditions: ["source"] },
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: "forks",
+  },
+});
