@@ -1,0 +1,2 @@
+export * from "./python.js";
+export * from "./fixtures.js";
