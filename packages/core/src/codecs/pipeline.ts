@@ -1,0 +1,221 @@
+/**
+ * The codec pipeline (v3 core: "Codecs"): zero or more array -> array codecs,
+ * exactly one array -> bytes codec, zero or more bytes -> bytes codecs, with the
+ * representation propagated from each codec to the next.
+ *
+ * @module
+ */
+
+import type { JsonObject, JsonValue } from "../dtypes/types.js";
+import { CodecError, MetadataError, throwIfAborted } from "../errors.js";
+import { codecRegistry } from "../registry/index.js";
+import { bytesCodec } from "./bytes.js";
+import { crc32cCodec } from "./crc32c.js";
+import { transposeCodec } from "./transpose.js";
+import type {
+  ArrayToArrayCodec,
+  ArrayToBytesCodec,
+  BytesToBytesCodec,
+  ByteGetter,
+  ChunkRegion,
+  ChunkSpec,
+  Codec,
+  CodecContext,
+  CodecFactory,
+  CodecOptions,
+  NDArray,
+} from "./types.js";
+
+/** Codecs that core provides without registration. */
+const BUILTIN_CODECS: Readonly<Record<string, CodecFactory>> = {
+  bytes: bytesCodec,
+  transpose: transposeCodec,
+  crc32c: crc32cCodec,
+};
+
+/** Registers a codec as built in (used by core modules such as sharding). */
+export function addBuiltinCodec(name: string, factory: CodecFactory): void {
+  (BUILTIN_CODECS as Record<string, CodecFactory>)[name] = factory;
+}
+
+/** Finds the factory for `name`: built-ins first, then the codec registry. */
+export async function codecFactory(name: string, path: string): Promise<CodecFactory> {
+  return BUILTIN_CODECS[name] ?? (await codecRegistry.get(name, path));
+}
+
+/** A `{name, configuration}` codec entry from metadata. */
+export interface CodecJson {
+  name: string;
+  configuration?: JsonObject;
+}
+
+/** Normalizes one codec entry (`"name"` or `{name, configuration?}`), naming the field on error. */
+export function parseCodecJson(entry: JsonValue, field: string, path: string): CodecJson {
+  if (typeof entry === "string") return { name: entry };
+  if (entry === null || typeof entry !== "object" || Array.isArray(entry)) {
+    throw new MetadataError(`${path}: ${field} must be an object with a "name"`, { path });
+  }
+  const { name, configuration } = entry as JsonObject;
+  if (typeof name !== "string") {
+    throw new MetadataError(`${path}: ${field}.name must be a string`, { path });
+  }
+  if (configuration !== undefined && (configuration === null || typeof configuration !== "object" || Array.isArray(configuration))) {
+    throw new MetadataError(`${path}: ${field}.configuration must be an object`, { path });
+  }
+  return configuration === undefined ? { name } : { name, configuration: configuration as JsonObject };
+}
+
+/** An encoding pipeline for one array's chunks. */
+export class CodecPipeline {
+  /** Decoded representation seen by each array -> array codec, then by the array -> bytes codec. */
+  readonly #specs: ChunkSpec[];
+  /** Byte sizes entering each bytes -> bytes codec when fixed (index 0: after array -> bytes). */
+  readonly #sizes: (number | undefined)[];
+
+  private constructor(
+    readonly spec: ChunkSpec,
+    readonly arrayToArray: readonly ArrayToArrayCodec[],
+    readonly arrayToBytes: ArrayToBytesCodec,
+    readonly bytesToBytes: readonly BytesToBytesCodec[],
+    specs: ChunkSpec[],
+    readonly path: string,
+  ) {
+    this.#specs = specs;
+    const last = specs[specs.length - 1];
+    const sizes: (number | undefined)[] = [arrayToBytes.encodedSize?.(last)];
+    for (const c of bytesToBytes) {
+      const prev = sizes[sizes.length - 1];
+      sizes.push(prev === undefined ? undefined : c.encodedSize?.(prev));
+    }
+    this.#sizes = sizes;
+  }
+
+  /**
+   * Builds a pipeline from metadata codec entries for chunks of `spec`.
+   * Throws `MetadataError` for a malformed list and `NotRegisteredError` for
+   * unknown codecs.
+   */
+  static async create(
+    entries: readonly JsonValue[],
+    spec: ChunkSpec,
+    path: string,
+    format: 2 | 3 = 3,
+  ): Promise<CodecPipeline> {
+    if (!Array.isArray(entries) || entries.length === 0) {
+      throw new MetadataError(`${path}: codecs must be a non-empty list (an array -> bytes codec is required)`, {
+        path,
+      });
+    }
+    const resolve = async (inner: readonly JsonValue[], innerSpec: ChunkSpec): Promise<Codec[]> => {
+      const p = await CodecPipeline.create(inner, innerSpec, path, format);
+      return p.codecs;
+    };
+    const a2a: ArrayToArrayCodec[] = [];
+    const b2b: BytesToBytesCodec[] = [];
+    let a2b: ArrayToBytesCodec | undefined;
+    const specs: ChunkSpec[] = [spec];
+    let current = spec;
+    for (let i = 0; i < entries.length; i++) {
+      const field = `codecs[${i}]`;
+      const json = parseCodecJson(entries[i], field, path);
+      const factory = await codecFactory(json.name, path);
+      const context: CodecContext = { spec: current, path: `${path}: ${field} (${json.name})`, format, resolve };
+      const codec = await factory.fromConfig(json.configuration, context);
+      if (codec.kind === "array_to_array") {
+        if (a2b) {
+          throw new MetadataError(`${path}: ${field}: array -> array codec "${json.name}" after the array -> bytes codec`, { path });
+        }
+        a2a.push(codec);
+        current = codec.encodedSpec(current);
+        specs.push(current);
+      } else if (codec.kind === "array_to_bytes") {
+        if (a2b) {
+          throw new MetadataError(`${path}: ${field}: a second array -> bytes codec "${json.name}" (only one is allowed)`, { path });
+        }
+        codec.validate(current);
+        a2b = codec;
+      } else {
+        if (!a2b) {
+          throw new MetadataError(`${path}: ${field}: bytes -> bytes codec "${json.name}" before the array -> bytes codec`, { path });
+        }
+        b2b.push(codec);
+      }
+    }
+    if (!a2b) {
+      throw new MetadataError(`${path}: codecs has no array -> bytes codec (e.g. "bytes")`, { path });
+    }
+    return new CodecPipeline(spec, a2a, a2b, b2b, specs, path);
+  }
+
+  /** Every codec in order. */
+  get codecs(): Codec[] {
+    return [...this.arrayToArray, this.arrayToBytes, ...this.bytesToBytes];
+  }
+
+  /** The metadata form of the codec list. */
+  toJSON(): JsonObject[] {
+    return this.codecs.map((c) => c.toJSON());
+  }
+
+  /** Encoded size of a chunk when every codec has a fixed size (e.g. bytes + crc32c). */
+  get encodedSize(): number | undefined {
+    return this.#sizes[this.#sizes.length - 1];
+  }
+
+  /** Encodes a C-order chunk of `spec.shape`. */
+  async encode(chunk: NDArray, options?: CodecOptions): Promise<Uint8Array> {
+    let array = chunk;
+    for (let i = 0; i < this.arrayToArray.length; i++) {
+      throwIfAborted(options?.signal, this.path);
+      array = await this.arrayToArray[i].encode(array, this.#specs[i], options);
+    }
+    let bytes = await this.arrayToBytes.encode(array, this.#specs[this.#specs.length - 1], options);
+    for (const c of this.bytesToBytes) {
+      throwIfAborted(options?.signal, this.path);
+      bytes = await c.encode(bytes, options);
+    }
+    return bytes;
+  }
+
+  /** Decodes a stored chunk into a C-order array of `spec.shape`. */
+  async decode(encoded: Uint8Array, options?: CodecOptions): Promise<NDArray> {
+    let bytes = encoded;
+    for (let i = this.bytesToBytes.length - 1; i >= 0; i--) {
+      throwIfAborted(options?.signal, this.path);
+      bytes = await this.bytesToBytes[i].decode(bytes, this.#sizes[i], options);
+      const expected = this.#sizes[i];
+      if (expected !== undefined && bytes.length !== expected) {
+        throw new CodecError(
+          `${this.path}: ${this.bytesToBytes[i].name} decoded ${bytes.length} bytes, expected ${expected}`,
+          { path: this.path },
+        );
+      }
+    }
+    let array = await this.arrayToBytes.decode(bytes, this.#specs[this.#specs.length - 1], options);
+    for (let i = this.arrayToArray.length - 1; i >= 0; i--) {
+      throwIfAborted(options?.signal, this.path);
+      array = await this.arrayToArray[i].decode(array, this.#specs[i], options);
+    }
+    return array;
+  }
+
+  /**
+   * True when a region of a chunk can be decoded without reading the whole
+   * chunk (the array -> bytes codec decodes partially and nothing wraps it).
+   */
+  get supportsPartialDecode(): boolean {
+    return (
+      this.arrayToArray.length === 0 &&
+      this.bytesToBytes.length === 0 &&
+      this.arrayToBytes.decodePartial !== undefined
+    );
+  }
+
+  /** Decodes `region` of a chunk through `input`; see {@link supportsPartialDecode}. */
+  decodePartial(input: ByteGetter, region: ChunkRegion, options?: CodecOptions): Promise<NDArray | undefined> {
+    if (!this.supportsPartialDecode) {
+      throw new CodecError(`${this.path}: this codec pipeline cannot decode partially`, { path: this.path });
+    }
+    return this.arrayToBytes.decodePartial!(input, region, this.spec, options);
+  }
+}

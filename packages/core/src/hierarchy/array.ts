@@ -1,0 +1,420 @@
+/**
+ * Zarr arrays: reading and writing selections chunk by chunk, direct chunk
+ * access, attributes and resizing.
+ *
+ * @module
+ */
+
+import type { ChunkGrid } from "../chunk-grid/regular.js";
+import type { ChunkKeyEncoding } from "../chunk-key/encodings.js";
+import type { CodecPipeline } from "../codecs/pipeline.js";
+import type { ChunkSpec, NDArray } from "../codecs/types.js";
+import type { DataArray, DataType, FillValue, JsonObject, Scalar } from "../dtypes/types.js";
+import { IndexError, throwIfAborted, ValueError } from "../errors.js";
+import {
+  type ChunkProjection,
+  copyStrided,
+  cStrides,
+  fillStrided,
+  normalizeSelection,
+  projectChunks,
+  resolveAxes,
+  type Selection,
+  slice,
+} from "../indexing/index.js";
+import { type ArrayMetadataV3, encodeMetadata, serializeArrayMetadataV3 } from "../metadata/index.js";
+import type { Store } from "../store/types.js";
+import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/concurrency.js";
+import { childKey } from "./paths.js";
+
+/** Options of {@link ZarrArray.get}. */
+export interface GetOptions {
+  /** Cancels the read. */
+  signal?: AbortSignal;
+  /** Chunks fetched and decoded at once (default 16). */
+  concurrency?: number;
+}
+
+/** Options of {@link ZarrArray.set}. */
+export interface SetOptions extends GetOptions {
+  /**
+   * Store chunks whose every element equals the fill value (default `false`:
+   * such chunks are not written, and an existing one is erased).
+   */
+  writeEmptyChunks?: boolean;
+}
+
+/** A value accepted by {@link ZarrArray.set}: a scalar broadcast to the selection, a flat C-order array, or an NDArray. */
+export type ArrayValue = Scalar | DataArray | Pick<NDArray, "data" | "shape"> | Partial<Pick<NDArray, "stride">>;
+
+/** The parts of an array's definition that are derived from its metadata. */
+export interface ArrayParts {
+  readonly meta: ArrayMetadataV3;
+  readonly dataType: DataType;
+  readonly fillValue: FillValue;
+  readonly grid: ChunkGrid;
+  readonly keyEncoding: ChunkKeyEncoding;
+  readonly codecs: CodecPipeline;
+  /** Writes metadata for this array (v3 zarr.json, or another format's documents). */
+  readonly writeMetadata?: (store: Store, path: string, meta: ArrayMetadataV3) => Promise<void>;
+  /** Rebuilds the derived parts after a shape change. */
+  readonly rebuild: (meta: ArrayMetadataV3) => Promise<ArrayParts>;
+  /** The Zarr format of the stored metadata. */
+  readonly zarrFormat: 2 | 3;
+}
+
+function product(shape: readonly number[]): number {
+  let n = 1;
+  for (const s of shape) n *= s;
+  return n;
+}
+
+function isNDArrayLike(v: unknown): v is { data: DataArray; shape: readonly number[]; stride?: readonly number[] } {
+  return typeof v === "object" && v !== null && "data" in v && "shape" in v;
+}
+
+function isDataArray(v: unknown): v is DataArray {
+  return ArrayBuffer.isView(v) ? !(v instanceof DataView) : Array.isArray(v);
+}
+
+/** A Zarr array in a store. Create with `createArray` or open with `openArray`/`open`. */
+export class ZarrArray {
+  #parts: ArrayParts;
+
+  /** @internal Use `openArray` or `createArray`. */
+  constructor(
+    /** The store holding the array. */
+    readonly store: Store,
+    /** The node path without leading `/` (`""` for the root). */
+    readonly path: string,
+    parts: ArrayParts,
+  ) {
+    this.#parts = parts;
+  }
+
+  /** The metadata document (v3 form; v2 arrays are shown as their v3 equivalent). */
+  get metadata(): ArrayMetadataV3 {
+    return this.#parts.meta;
+  }
+  /** The Zarr format of the stored metadata (2 or 3). */
+  get zarrFormat(): 2 | 3 {
+    return this.#parts.zarrFormat;
+  }
+  /** Always `"array"`. */
+  get kind(): "array" {
+    return "array";
+  }
+  /** The length of each dimension. */
+  get shape(): readonly number[] {
+    return this.#parts.meta.shape;
+  }
+  /** Number of dimensions. */
+  get ndim(): number {
+    return this.shape.length;
+  }
+  /** Number of elements. */
+  get size(): number {
+    return product(this.shape);
+  }
+  get dataType(): DataType {
+    return this.#parts.dataType;
+  }
+  get fillValue(): FillValue {
+    return this.#parts.fillValue;
+  }
+  /** The shape of one chunk (of the outer chunk, for sharded arrays). */
+  get chunkShape(): readonly number[] {
+    return this.#parts.grid.chunkShape;
+  }
+  /** Chunks along each dimension. */
+  get gridShape(): number[] {
+    return this.#parts.grid.gridShape(this.shape);
+  }
+  /** The codec pipeline of the chunks. */
+  get codecs(): CodecPipeline {
+    return this.#parts.codecs;
+  }
+  /** User attributes. */
+  get attrs(): JsonObject {
+    return this.#parts.meta.attributes;
+  }
+  /** Dimension names, when set. */
+  get dimensionNames(): readonly (string | null)[] | undefined {
+    return this.#parts.meta.dimension_names;
+  }
+  /** The chunk key encoding. */
+  get chunkKeyEncoding(): ChunkKeyEncoding {
+    return this.#parts.keyEncoding;
+  }
+
+  /** The store key of the chunk at grid coordinates `coords`. */
+  chunkKey(coords: readonly number[]): string {
+    return childKey(this.path, this.#parts.keyEncoding.encode(coords));
+  }
+
+  /** The decoded representation of one chunk. */
+  get chunkSpec(): ChunkSpec {
+    return this.#parts.codecs.spec;
+  }
+
+  #checkCoords(coords: readonly number[]): void {
+    const grid = this.gridShape;
+    if (coords.length !== grid.length || coords.some((c, i) => !Number.isInteger(c) || c < 0 || c >= grid[i])) {
+      throw new IndexError(
+        `${this.path || "/"}: chunk coordinates [${coords.join(", ")}] outside the chunk grid [${grid.join(", ")}]`,
+        { path: this.path },
+      );
+    }
+  }
+
+  /** Reads and decodes one chunk; `undefined` when it is not stored (it reads as the fill value). */
+  async getChunk(coords: readonly number[], options: GetOptions = {}): Promise<NDArray | undefined> {
+    this.#checkCoords(coords);
+    const bytes = await this.store.get(this.chunkKey(coords), undefined, options);
+    if (bytes === undefined) return undefined;
+    return this.#parts.codecs.decode(bytes, options);
+  }
+
+  /** Encodes and stores one whole chunk (C order, of `chunkShape`). */
+  async setChunk(coords: readonly number[], chunk: Pick<NDArray, "data">, options: SetOptions = {}): Promise<void> {
+    this.#checkCoords(coords);
+    const spec = this.chunkSpec;
+    const n = product(spec.shape);
+    if (chunk.data.length !== n * this.dataType.width) {
+      throw new ValueError(
+        `${this.path || "/"}: chunk data has ${chunk.data.length} slots, expected ${n * this.dataType.width}`,
+        { path: this.path },
+      );
+    }
+    await this.#storeChunk(this.chunkKey(coords), chunk.data, options);
+  }
+
+  async #storeChunk(key: string, data: DataArray, options: SetOptions): Promise<void> {
+    const spec = this.chunkSpec;
+    const n = product(spec.shape);
+    if (!options.writeEmptyChunks && this.dataType.isFill(data, this.fillValue, 0, n)) {
+      await this.store.erase(key, options);
+      return;
+    }
+    const bytes = await this.#parts.codecs.encode(
+      { data, shape: spec.shape, stride: cStrides(spec.shape), dataType: this.dataType },
+      options,
+    );
+    await this.store.set(key, bytes, options);
+  }
+
+  /**
+   * Reads a selection (see `Selection`: integers, `slice()`, `null`, `"..."`,
+   * integer or boolean arrays per dimension). Integer-indexed dimensions are
+   * dropped from the result, as in NumPy. The result is C order.
+   */
+  async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray> {
+    const sel = normalizeSelection(selection, this.shape, this.path);
+    const dataType = this.dataType;
+    const width = dataType.width;
+    const outShape = sel.shape;
+    const outStrides = cStrides(outShape);
+    const out = dataType.allocate(product(outShape));
+    const fill = this.#fillSlots();
+    const chunkStrides = cStrides(this.chunkShape);
+    await forEachConcurrent(
+      projectChunks(sel, this.shape, this.chunkShape),
+      options.concurrency ?? DEFAULT_CONCURRENCY,
+      async (p: ChunkProjection) => {
+        const chunk = await this.getChunk(p.chunkCoords, options);
+        const outStridesHere = outStrides;
+        if (chunk === undefined) {
+          fillStrided(out, 0, p.outAxes, outStridesHere, fill, width);
+          return;
+        }
+        const src = resolveAxes(p.chunkSel, chunk.stride.length ? chunk.stride : chunkStrides);
+        copyStrided(chunk.data, src.offset, src.axes, src.strides, out, 0, p.outAxes, outStridesHere, width);
+      },
+      options.signal,
+    );
+    return { data: out, shape: outShape, stride: outStrides, dataType };
+  }
+
+  /** One element of the fill value as a 1-element data array. */
+  #fillSlots(): DataArray {
+    const one = this.dataType.allocate(1);
+    this.dataType.fill(one, this.fillValue, 0, 1);
+    return one;
+  }
+
+  /**
+   * Writes `value` into a selection: a scalar is broadcast; an array must have
+   * the selection's shape (flat C order, or `{data, shape, stride?}`).
+   * Partially covered chunks are read, modified and written back; chunks that
+   * end up equal to the fill value are erased unless `writeEmptyChunks`.
+   */
+  async set(selection: Selection, value: ArrayValue, options: SetOptions = {}): Promise<void> {
+    const sel = normalizeSelection(selection, this.shape, this.path);
+    const dataType = this.dataType;
+    const width = dataType.width;
+    const source = this.#valueSource(value, sel.shape);
+    const spec = this.chunkSpec;
+    const chunkLen = product(spec.shape);
+    const chunkStrides = cStrides(spec.shape);
+    await forEachConcurrent(
+      projectChunks(sel, this.shape, this.chunkShape),
+      options.concurrency ?? DEFAULT_CONCURRENCY,
+      async (p: ChunkProjection) => {
+        const key = this.chunkKey(p.chunkCoords);
+        await withKeyLock(this.store.inner, key, async () => {
+          throwIfAborted(options.signal, key);
+          let data: DataArray;
+          const existing = p.complete ? undefined : await this.getChunk(p.chunkCoords, options);
+          if (existing) {
+            data = existing.data;
+          } else {
+            data = dataType.allocate(chunkLen);
+            dataType.fill(data, this.fillValue, 0, chunkLen);
+          }
+          const dst = resolveAxes(p.chunkSel, chunkStrides);
+          if (source.kind === "scalar") {
+            fillStrided(data, dst.offset, dst.axes, dst.strides, source.slots, width);
+          } else {
+            copyStrided(source.data, source.offset, p.outAxes, source.strides, data, dst.offset, dst.axes, dst.strides, width);
+          }
+          await this.#storeChunk(key, data, options);
+        });
+      },
+      options.signal,
+    );
+  }
+
+  #valueSource(
+    value: ArrayValue,
+    shape: readonly number[],
+  ):
+    | { kind: "scalar"; slots: DataArray }
+    | { kind: "array"; data: DataArray; offset: number; strides: readonly number[] } {
+    const dataType = this.dataType;
+    const n = product(shape);
+    if (isNDArrayLike(value)) {
+      const vshape = value.shape;
+      if (vshape.length !== shape.length || vshape.some((s, i) => s !== shape[i])) {
+        throw new ValueError(
+          `${this.path || "/"}: value of shape [${vshape.join(", ")}] does not match the selection shape [${shape.join(", ")}]`,
+          { path: this.path },
+        );
+      }
+      this.#checkDataKind(value.data, n);
+      return { kind: "array", data: value.data, offset: 0, strides: value.stride ?? cStrides(shape) };
+    }
+    const isRawScalar = dataType.kind === "raw" && value instanceof Uint8Array && value.length === dataType.width;
+    const isBytesScalar = dataType.kind === "bytes" && value instanceof Uint8Array;
+    if (isDataArray(value) && !isRawScalar && !isBytesScalar) {
+      this.#checkDataKind(value, n);
+      return { kind: "array", data: value, offset: 0, strides: cStrides(shape) };
+    }
+    const fill = dataType.fromScalar(value, this.path);
+    const slots = dataType.allocate(1);
+    dataType.fill(slots, fill, 0, 1);
+    return { kind: "scalar", slots };
+  }
+
+  #checkDataKind(data: DataArray, n: number): void {
+    const expected = this.dataType.allocate(0);
+    if (data.constructor !== expected.constructor) {
+      throw new ValueError(
+        `${this.path || "/"}: value is a ${data.constructor.name}, expected a ${expected.constructor.name} for ${this.dataType.name}`,
+        { path: this.path },
+      );
+    }
+    if (data.length < n * this.dataType.width) {
+      throw new ValueError(
+        `${this.path || "/"}: value has ${data.length} slots, the selection needs ${n * this.dataType.width}`,
+        { path: this.path },
+      );
+    }
+  }
+
+  /** Replaces the user attributes and writes the metadata. */
+  async setAttributes(attributes: JsonObject, options: { signal?: AbortSignal } = {}): Promise<void> {
+    throwIfAborted(options.signal, this.path);
+    await this.#writeMeta({ ...this.#parts.meta, attributes: { ...attributes } });
+  }
+
+  /** Merges `attributes` into the user attributes and writes the metadata. */
+  async updateAttributes(attributes: JsonObject, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.setAttributes({ ...this.attrs, ...attributes }, options);
+  }
+
+  /**
+   * Changes the shape. Chunks entirely outside the new shape are erased; data
+   * in partially covered edge chunks is kept as is (v3 core: "Resizing"), so
+   * growing again may show it unless `clearEdges` is set, in which case the
+   * elements outside the new shape are reset to the fill value.
+   */
+  async resize(
+    shape: readonly number[],
+    options: { signal?: AbortSignal; clearEdges?: boolean } = {},
+  ): Promise<void> {
+    if (shape.length !== this.ndim || shape.some((s) => !Number.isSafeInteger(s) || s < 0)) {
+      throw new ValueError(
+        `${this.path || "/"}: resize needs ${this.ndim} non-negative integers, got [${shape.join(", ")}]`,
+        { path: this.path },
+      );
+    }
+    const oldShape = [...this.shape];
+    const oldGrid = this.gridShape;
+    const newGrid = this.#parts.grid.gridShape(shape);
+    const doomed: string[] = [];
+    for (const coords of gridCoords(oldGrid)) {
+      if (coords.some((c, i) => c >= newGrid[i])) doomed.push(this.chunkKey(coords));
+    }
+    if (options.clearEdges) {
+      await this.#clearOutside(oldShape, shape, options.signal);
+    }
+    await this.#writeMeta({ ...this.#parts.meta, shape: [...shape] });
+    if (doomed.length > 0) await this.store.eraseValues(doomed, options);
+  }
+
+  async #clearOutside(oldShape: number[], newShape: readonly number[], signal?: AbortSignal): Promise<void> {
+    // For each dimension that shrinks, reset [new, old) x (rest) to the fill value.
+    for (let d = 0; d < oldShape.length; d++) {
+      if (newShape[d] >= oldShape[d]) continue;
+      const sel: Selection = oldShape.map((_, i) => (i === d ? slice(newShape[d], null) : null));
+      await this.set(sel, this.fillValue.value, { signal });
+    }
+  }
+
+  async #writeMeta(meta: ArrayMetadataV3): Promise<void> {
+    if (this.#parts.writeMetadata) {
+      await this.#parts.writeMetadata(this.store, this.path, meta);
+    } else {
+      await this.store.set(childKey(this.path, "zarr.json"), encodeMetadata(serializeArrayMetadataV3(meta)));
+    }
+    this.#parts = await this.#parts.rebuild(meta);
+  }
+
+  /** Keys of the chunks that are stored (requires a listable store). */
+  async *storedChunks(options: { signal?: AbortSignal } = {}): AsyncGenerator<{ key: string; coords: number[] }> {
+    const prefix = this.path ? `${this.path}/` : "";
+    const grid = this.gridShape;
+    for await (const key of this.store.listPrefix(prefix, options)) {
+      const coords = this.#parts.keyEncoding.decode(key.slice(prefix.length), this.ndim);
+      if (coords && coords.every((c, i) => c < grid[i])) yield { key, coords };
+    }
+  }
+}
+
+/** Every coordinate of a grid in C order. */
+export function* gridCoords(grid: readonly number[]): Generator<number[]> {
+  if (grid.some((g) => g === 0)) return;
+  const idx = new Array<number>(grid.length).fill(0);
+  while (true) {
+    yield [...idx];
+    let d = grid.length - 1;
+    while (d >= 0) {
+      idx[d]++;
+      if (idx[d] < grid[d]) break;
+      idx[d] = 0;
+      d--;
+    }
+    if (d < 0) return;
+  }
+}
+

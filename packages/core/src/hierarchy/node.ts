@@ -1,0 +1,334 @@
+/**
+ * Opening and creating nodes. `open` detects v3 nodes (`zarr.json`) itself and
+ * asks registered node formats (v2 and v1, from @zarr/v2-compat) for the rest,
+ * so core alone stays small.
+ *
+ * @module
+ */
+
+import { resolveChunkGrid } from "../chunk-grid/regular.js";
+import { resolveChunkKeyEncoding } from "../chunk-key/encodings.js";
+import { CodecPipeline } from "../codecs/pipeline.js";
+import { resolveDataType } from "../dtypes/index.js";
+import type { DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
+import {
+  ContainsNodeError,
+  NodeNotFoundError,
+  throwIfAborted,
+  ValueError,
+} from "../errors.js";
+import {
+  type ArrayMetadataV3,
+  encodeMetadata,
+  type GroupMetadataV3,
+  normalizePath,
+  parseArrayMetadataV3,
+  parseNodeMetadataV3,
+  serializeArrayMetadataV3,
+} from "../metadata/index.js";
+import { Registry } from "../registry/registry.js";
+import { resolveStore } from "../store/index.js";
+import type { AnyStore, Store } from "../store/types.js";
+import { type ArrayParts, ZarrArray } from "./array.js";
+import { Group, type GroupContext, writeGroupMetadataV3 } from "./group.js";
+import { childKey, nodePrefix, parentPath } from "./paths.js";
+
+/** Options of the open functions. */
+export interface OpenOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * A storage format other than v3 (v2, v1), registered by @zarr/v2-compat.
+ * `open` tries each registered format when no `zarr.json` exists at a path.
+ */
+export interface NodeFormat {
+  /** Keys whose presence under a node marks this format (for the "not registered" hint). */
+  readonly markers: readonly string[];
+  /** Opens the node at `path`, or returns `undefined` when there is no node of this format. */
+  open(store: Store, path: string, options?: OpenOptions): Promise<ZarrArray | Group | undefined>;
+}
+
+/** Node formats besides v3, by name (`"v2"`, `"v1"`). */
+export const nodeFormatRegistry: Registry<NodeFormat> = new Registry<NodeFormat>("format", {
+  v2: "@zarr/v2-compat",
+  v1: "@zarr/v2-compat",
+});
+
+const KNOWN_FORMAT_MARKERS: Record<string, readonly string[]> = {
+  v2: [".zarray", ".zgroup", ".zattrs", ".zmetadata"],
+  v1: ["meta"],
+};
+
+/** The hooks groups use to open children and write metadata. */
+export const v3GroupContext: GroupContext = {
+  openNode: (store, path, options) => openNode(store, path, options),
+  writeMetadata: writeGroupMetadataV3,
+  listChildren: async (store, path, options) => {
+    const listing = await store.listDir(nodePrefix(path), options);
+    return listing.prefixes.filter((name) => !name.startsWith("__"));
+  },
+};
+
+/**
+ * Builds the derived parts of a v3 array (grid, key encoding, codec pipeline).
+ * Exported for other formats that present their arrays in v3 form.
+ */
+export async function buildArrayParts(
+  meta: ArrayMetadataV3,
+  dataType: DataType,
+  fillValue: FillValue,
+  path: string,
+  extra: Partial<Pick<ArrayParts, "writeMetadata" | "zarrFormat">> & { codecFormat?: 2 | 3 } = {},
+): Promise<ArrayParts> {
+  const grid = resolveChunkGrid(meta.chunk_grid, meta.shape, path);
+  const keyEncoding = resolveChunkKeyEncoding(meta.chunk_key_encoding, path);
+  const codecs = await CodecPipeline.create(
+    meta.codecs as JsonValue[],
+    { shape: grid.chunkShape, dataType, fillValue },
+    path,
+    extra.codecFormat ?? 3,
+  );
+  return {
+    meta,
+    dataType,
+    fillValue,
+    grid,
+    keyEncoding,
+    codecs,
+    writeMetadata: extra.writeMetadata,
+    zarrFormat: extra.zarrFormat ?? 3,
+    rebuild: (m) => buildArrayParts(m, dataType, fillValue, path, extra),
+  };
+}
+
+function docPath(path: string): string {
+  return childKey(path, "zarr.json");
+}
+
+async function openV3(store: Store, path: string, bytes: Uint8Array): Promise<ZarrArray | Group> {
+  const doc = docPath(path);
+  const node = parseNodeMetadataV3(bytes, doc);
+  if (node.kind === "group") return new Group(store, path, node.meta, false, 3, v3GroupContext);
+  const parts = await buildArrayParts(node.meta, node.dataType, node.fillValue, doc);
+  return new ZarrArray(store, path, parts);
+}
+
+async function openNode(store: Store, path: string, options: OpenOptions = {}): Promise<ZarrArray | Group> {
+  throwIfAborted(options.signal, path);
+  const bytes = await store.get(docPath(path), undefined, options);
+  if (bytes !== undefined) return openV3(store, path, bytes);
+  for (const name of nodeFormatRegistry.names()) {
+    const format = await nodeFormatRegistry.get(name);
+    const node = await format.open(store, path, options);
+    if (node) return node;
+  }
+  // Data in another format whose package is not registered: say which to install.
+  for (const [name, markers] of Object.entries(KNOWN_FORMAT_MARKERS)) {
+    if (nodeFormatRegistry.has(name)) continue;
+    for (const marker of markers) {
+      if (await store.has(childKey(path, marker), options)) {
+        throw nodeFormatRegistry.notRegistered(name, path || "/");
+      }
+    }
+  }
+  // Implicit group: no document, but something below it.
+  if (store.listable) {
+    const listing = await store.listDir(nodePrefix(path), options);
+    if (listing.keys.length > 0 || listing.prefixes.length > 0) {
+      return new Group(store, path, { zarr_format: 3, node_type: "group", attributes: {}, extra: {} }, true, 3, v3GroupContext);
+    }
+  }
+  throw new NodeNotFoundError(`no array or group at "${path || "/"}"`, { path });
+}
+
+/**
+ * Opens the array or group at `path` (default: the root) in any registered format.
+ * Throws `NodeNotFoundError` when nothing is there.
+ */
+export async function open(store: AnyStore | Store, path = "", options: OpenOptions = {}): Promise<ZarrArray | Group> {
+  return openNode(resolveStore(store), normalizePath(path), options);
+}
+
+/** Opens the array at `path`; throws `ContainsNodeError` when it is a group. */
+export async function openArray(store: AnyStore | Store, path = "", options: OpenOptions = {}): Promise<ZarrArray> {
+  const node = await open(store, path, options);
+  if (node.kind !== "array") {
+    throw new ContainsNodeError(`"${node.path || "/"}" is a group, not an array`, { path: node.path });
+  }
+  return node;
+}
+
+/** Opens the group at `path`; throws `ContainsNodeError` when it is an array. */
+export async function openGroup(store: AnyStore | Store, path = "", options: OpenOptions = {}): Promise<Group> {
+  const node = await open(store, path, options);
+  if (node.kind !== "group") {
+    throw new ContainsNodeError(`"${node.path || "/"}" is an array, not a group`, { path: node.path });
+  }
+  return node;
+}
+
+/** Options of {@link createArray}. */
+export interface CreateArrayOptions {
+  /** Length of each dimension. */
+  shape: readonly number[];
+  /** A v3 data type name (`"float32"`, `"r24"`, `"string"`) or `{name, configuration}`. */
+  dataType: JsonValue;
+  /** Chunk shape (default: the whole array in one chunk). */
+  chunkShape?: readonly number[];
+  /** Fill value as a JS scalar or its JSON form (`"NaN"`, `"0x7fc00001"`); default zero/false/"". */
+  fillValue?: unknown;
+  /** Codec list (default: `bytes` little-endian). */
+  codecs?: readonly JsonValue[];
+  /** Chunk key encoding (default `{name: "default", configuration: {separator: "/"}}`). */
+  chunkKeyEncoding?: { name: string; configuration?: JsonObject };
+  /** Dimension names. */
+  dimensionNames?: readonly (string | null)[];
+  /** User attributes. */
+  attributes?: JsonObject;
+  /** Replace an existing node at the path (its data is erased). Default false. */
+  overwrite?: boolean;
+  signal?: AbortSignal;
+}
+
+function fillValueJson(dataType: DataType, value: unknown, path: string): JsonValue {
+  if (value === undefined || value === null) return dataType.fillValueToJSON(dataType.defaultFillValue());
+  // JSON forms ("NaN", "0x...", ["NaN", 0]) go through the metadata parser.
+  const jsonForm =
+    (typeof value === "string" && dataType.kind !== "string") ||
+    (Array.isArray(value) && value.some((v) => typeof v === "string"));
+  const fill = jsonForm
+    ? dataType.parseFillValue(value as JsonValue, `${path}: fill_value`)
+    : dataType.fromScalar(value, `${path}: fill_value`);
+  return dataType.fillValueToJSON(fill);
+}
+
+async function ensureWritableLocation(store: Store, path: string, overwrite: boolean, signal?: AbortSignal): Promise<void> {
+  if (await store.has(docPath(path), { signal })) {
+    if (!overwrite) {
+      throw new ContainsNodeError(`a node already exists at "${path || "/"}" (pass overwrite: true to replace it)`, {
+        path,
+      });
+    }
+    await store.erasePrefix(nodePrefix(path), { signal });
+    if (path === "") await store.erase("zarr.json", { signal });
+  }
+  // Parents: explicit groups where none exist; an array parent is an error.
+  const missing: string[] = [];
+  for (let p = parentPath(path); p !== undefined; p = parentPath(p)) {
+    const bytes = await store.get(docPath(p), undefined, { signal });
+    if (bytes === undefined) {
+      missing.push(p);
+      continue;
+    }
+    const node = parseNodeMetadataV3(bytes, docPath(p));
+    if (node.kind === "array") {
+      throw new ContainsNodeError(`cannot create "${path}": its ancestor "${p || "/"}" is an array`, { path });
+    }
+    break;
+  }
+  for (const p of missing.reverse()) {
+    await writeGroupMetadataV3(store, p, { zarr_format: 3, node_type: "group", attributes: {}, extra: {} });
+  }
+}
+
+/**
+ * Creates a v3 array at `path`, creating explicit parent groups where none
+ * exist. Throws `ContainsNodeError` when a node exists and `overwrite` is not set.
+ */
+export async function createArray(
+  store: AnyStore | Store,
+  path: string,
+  options: CreateArrayOptions,
+): Promise<ZarrArray> {
+  const s = resolveStore(store);
+  const p = normalizePath(path);
+  const doc = docPath(p);
+  const dataType = resolveDataType(options.dataType, `${doc}: data_type`);
+  const shape = [...options.shape];
+  if (!Array.isArray(options.shape) || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) {
+    throw new ValueError(`${doc}: shape must be non-negative integers, got ${JSON.stringify(options.shape)}`, {
+      path: p,
+    });
+  }
+  const chunkShape = options.chunkShape ? [...options.chunkShape] : shape.map((n) => Math.max(n, 1));
+  const defaultCodecs: JsonValue[] =
+    dataType.kind === "string"
+      ? [{ name: "vlen-utf8" }]
+      : dataType.kind === "bytes"
+        ? [{ name: "vlen-bytes" }]
+        : [{ name: "bytes", configuration: { endian: "little" } }];
+  const json: JsonObject = {
+    zarr_format: 3,
+    node_type: "array",
+    shape,
+    data_type: dataType.toJSON(),
+    chunk_grid: { name: "regular", configuration: { chunk_shape: chunkShape } },
+    chunk_key_encoding: (options.chunkKeyEncoding ?? {
+      name: "default",
+      configuration: { separator: "/" },
+    }) as JsonObject,
+    fill_value: fillValueJson(dataType, options.fillValue, doc),
+    codecs: [...(options.codecs ?? defaultCodecs)],
+    attributes: { ...(options.attributes ?? {}) },
+  };
+  if (options.dimensionNames) json.dimension_names = [...options.dimensionNames];
+  const parsed = parseArrayMetadataV3(json, doc);
+  // Build the pipeline before writing anything, so bad codec configs fail cleanly.
+  const parts = await buildArrayParts(parsed.meta, parsed.dataType, parsed.fillValue, doc);
+  // Codecs may fill in defaults (e.g. blosc typesize): record what they resolved to.
+  const meta: ArrayMetadataV3 = { ...parts.meta, codecs: parts.codecs.toJSON() };
+  await ensureWritableLocation(s, p, options.overwrite ?? false, options.signal);
+  await s.set(doc, encodeMetadata(serializeArrayMetadataV3(meta)), { signal: options.signal });
+  return new ZarrArray(s, p, { ...parts, meta });
+}
+
+/** Options of {@link createGroup}. */
+export interface CreateGroupOptions {
+  attributes?: JsonObject;
+  /** Replace an existing node at the path (everything below it is erased). Default false. */
+  overwrite?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Creates an explicit v3 group at `path`, with explicit parent groups where none exist. */
+export async function createGroup(
+  store: AnyStore | Store,
+  path = "",
+  options: CreateGroupOptions = {},
+): Promise<Group> {
+  const s = resolveStore(store);
+  const p = normalizePath(path);
+  const meta: GroupMetadataV3 = {
+    zarr_format: 3,
+    node_type: "group",
+    attributes: { ...(options.attributes ?? {}) },
+    extra: {},
+  };
+  await ensureWritableLocation(s, p, options.overwrite ?? false, options.signal);
+  await writeGroupMetadataV3(s, p, meta);
+  return new Group(s, p, meta, false, 3, v3GroupContext);
+}
+
+/** Erases the node at `path` and everything below it. */
+export async function eraseNode(store: AnyStore | Store, path: string, options: OpenOptions = {}): Promise<void> {
+  const s = resolveStore(store);
+  const p = normalizePath(path);
+  if (p === "") {
+    await s.erasePrefix("", options);
+    return;
+  }
+  await s.erasePrefix(nodePrefix(p), options);
+}
+
+/** True when an array or group (explicit or implicit) exists at `path`. */
+export async function exists(store: AnyStore | Store, path = "", options: OpenOptions = {}): Promise<boolean> {
+  try {
+    await open(store, path, options);
+    return true;
+  } catch (e) {
+    if (e instanceof NodeNotFoundError) return false;
+    throw e;
+  }
+}
+
