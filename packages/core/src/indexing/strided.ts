@@ -1,0 +1,322 @@
+/**
+ * Strided copies between flat C-order buffers: the inner loop of every read
+ * (chunk -> output) and write (output -> chunk).
+ *
+ * Positions are in elements; an element occupies `width` consecutive slots
+ * (2 for complex, N/8 for r<N>, else 1). Contiguous innermost runs are copied in
+ * bulk (`TypedArray.prototype.set`/`copyWithin`/`fill`), and adjacent
+ * dimensions that are contiguous on both sides are merged into one run first.
+ *
+ * @module
+ */
+import type { DataArray } from "../dtypes/types.js";
+import { IndexError } from "../errors.js";
+import { type Axis, axisCount } from "./types.js";
+
+/** Below this many slots, an element loop beats a `subarray` + `set` call. */
+const BULK_MIN_SLOTS = 16;
+
+/** C-order strides (in elements) of a shape. */
+export function cStrides(shape: readonly number[]): number[] {
+  const strides = new Array<number>(shape.length);
+  let s = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    strides[d] = s;
+    s *= shape[d];
+  }
+  return strides;
+}
+
+/**
+ * Resolves a chunk selection against the chunk's strides: integer entries fold
+ * into a base offset; the axes are returned paired with their strides.
+ */
+export function resolveAxes(
+  sel: readonly (number | Axis)[],
+  strides: readonly number[],
+): { offset: number; axes: Axis[]; strides: number[] } {
+  if (sel.length !== strides.length) {
+    throw new IndexError(
+      `selection of ${sel.length} dimensions does not match ${strides.length} strides`,
+    );
+  }
+  let offset = 0;
+  const axes: Axis[] = [];
+  const out: number[] = [];
+  for (let d = 0; d < sel.length; d++) {
+    const s = sel[d];
+    if (typeof s === "number") offset += s * strides[d];
+    else {
+      axes.push(s);
+      out.push(strides[d]);
+    }
+  }
+  return { offset, axes, strides: out };
+}
+
+/**
+ * One side of a copy after planning: base offset and, per dimension, either an
+ * element step (`idx[d] === null`) or explicit positions times a stride.
+ */
+interface Side {
+  base: number;
+  step: number[];
+  idx: (Int32Array | null)[];
+  stride: number[];
+}
+
+interface Plan {
+  counts: number[];
+  sides: Side[];
+}
+
+/**
+ * Builds the loop plan: folds progression starts and single-position axes into
+ * the base offsets, drops them, and merges neighbouring dimensions that are
+ * progressions with compatible steps on every side. Returns `null` when there
+ * is nothing to copy.
+ */
+function plan(
+  offsets: readonly number[],
+  axesList: readonly (readonly Axis[])[],
+  stridesList: readonly (readonly number[])[],
+): Plan | null {
+  const nd = axesList[0].length;
+  for (let s = 0; s < axesList.length; s++) {
+    if (axesList[s].length !== nd || stridesList[s].length !== nd) {
+      throw new IndexError(
+        `strided copy: ${axesList[s].length} axes / ${stridesList[s].length} strides, expected ${nd}`,
+      );
+    }
+  }
+  const counts: number[] = [];
+  const sides: Side[] = axesList.map((_, s) => ({
+    base: offsets[s],
+    step: [],
+    idx: [],
+    stride: [],
+  }));
+  for (let d = 0; d < nd; d++) {
+    const n = axisCount(axesList[0][d]);
+    for (let s = 1; s < axesList.length; s++) {
+      const m = axisCount(axesList[s][d]);
+      if (m !== n) {
+        throw new IndexError(
+          `strided copy: axis ${d} selects ${n} positions on one side, ${m} on the other`,
+        );
+      }
+    }
+    if (n === 0) return null;
+    if (n === 1) {
+      for (let s = 0; s < sides.length; s++) {
+        const a = axesList[s][d];
+        sides[s].base += ("indices" in a ? a.indices[0] : a.start) * stridesList[s][d];
+      }
+      continue;
+    }
+    // Merge into the previous kept dimension when every side is a progression
+    // whose outer step equals the inner step times the inner count.
+    const last = counts.length - 1;
+    let merge = last >= 0;
+    for (let s = 0; s < sides.length && merge; s++) {
+      const a = axesList[s][d];
+      const side = sides[s];
+      merge =
+        !("indices" in a) &&
+        side.idx[last] === null &&
+        side.step[last] === a.step * stridesList[s][d] * n;
+    }
+    for (let s = 0; s < sides.length; s++) {
+      const a = axesList[s][d];
+      const side = sides[s];
+      const stride = stridesList[s][d];
+      if ("indices" in a) {
+        side.step.push(0);
+        side.idx.push(a.indices);
+        side.stride.push(stride);
+      } else {
+        side.base += a.start * stride;
+        if (merge) {
+          side.step[last] = a.step * stride;
+        } else {
+          side.step.push(a.step * stride);
+          side.idx.push(null);
+          side.stride.push(stride);
+        }
+      }
+    }
+    if (merge) counts[last] *= n;
+    else counts.push(n);
+  }
+  return { counts, sides };
+}
+
+/** Offset change along dimension `d` from position `k - 1` to `k`. */
+function delta(side: Side, d: number, k: number): number {
+  const idx = side.idx[d];
+  return idx === null ? side.step[d] : (idx[k] - idx[k - 1]) * side.stride[d];
+}
+
+/** Offset of position `k` relative to position 0 along dimension `d`. */
+function span(side: Side, d: number, k: number): number {
+  const idx = side.idx[d];
+  return idx === null ? side.step[d] * k : (idx[k] - idx[0]) * side.stride[d];
+}
+
+type Slots = { [i: number]: unknown; length: number };
+
+/**
+ * Copies `prod(counts)` elements: element `k` (a multi-index over the axes)
+ * moves from `src[srcOffset + Σ pos(srcAxes[d], k_d) * srcStrides[d]]` to the
+ * matching position of `dst`. Both axis lists must select the same number of
+ * positions per dimension. Works for typed arrays and JS arrays; when `src`
+ * and `dst` are the same array, the regions should not overlap except as
+ * whole runs (which move like `copyWithin`).
+ *
+ * @param width - slots per element (slot index = element index * width + j).
+ */
+export function copyStrided(
+  src: DataArray,
+  srcOffset: number,
+  srcAxes: readonly Axis[],
+  srcStrides: readonly number[],
+  dst: DataArray,
+  dstOffset: number,
+  dstAxes: readonly Axis[],
+  dstStrides: readonly number[],
+  width: number,
+): void {
+  const p = plan([srcOffset, dstOffset], [srcAxes, dstAxes], [srcStrides, dstStrides]);
+  if (p === null) return;
+  const { counts } = p;
+  const [S, D] = p.sides;
+  const nd = counts.length;
+  const s = src as unknown as Slots;
+  const t = dst as unknown as Slots;
+  const typed = ArrayBuffer.isView(src) && ArrayBuffer.isView(dst);
+  const same = (src as unknown) === (dst as unknown);
+
+  if (nd === 0) {
+    copyRun(s, t, S.base * width, D.base * width, width, typed, same);
+    return;
+  }
+  const inner = nd - 1;
+  const m = counts[inner];
+  const sIdx = S.idx[inner];
+  const dIdx = D.idx[inner];
+  const sStep = S.step[inner];
+  const dStep = D.step[inner];
+  const sStr = S.stride[inner];
+  const dStr = D.stride[inner];
+  const contiguous = sIdx === null && dIdx === null && sStep === 1 && dStep === 1;
+  const ctr = new Array<number>(inner).fill(0);
+  let so = S.base;
+  let to = D.base;
+  while (true) {
+    if (contiguous) {
+      copyRun(s, t, so * width, to * width, m * width, typed, same);
+    } else if (width === 1) {
+      for (let k = 0; k < m; k++) {
+        t[to + (dIdx === null ? k * dStep : dIdx[k] * dStr)] =
+          s[so + (sIdx === null ? k * sStep : sIdx[k] * sStr)];
+      }
+    } else {
+      for (let k = 0; k < m; k++) {
+        const a = (to + (dIdx === null ? k * dStep : dIdx[k] * dStr)) * width;
+        const b = (so + (sIdx === null ? k * sStep : sIdx[k] * sStr)) * width;
+        for (let j = 0; j < width; j++) t[a + j] = s[b + j];
+      }
+    }
+    let d = inner - 1;
+    for (; d >= 0; d--) {
+      const k = ++ctr[d];
+      if (k < counts[d]) {
+        so += delta(S, d, k);
+        to += delta(D, d, k);
+        break;
+      }
+      ctr[d] = 0;
+      so -= span(S, d, k - 1);
+      to -= span(D, d, k - 1);
+    }
+    if (d < 0) return;
+  }
+}
+
+function copyRun(
+  s: Slots,
+  t: Slots,
+  from: number,
+  to: number,
+  n: number,
+  typed: boolean,
+  same: boolean,
+): void {
+  if (typed && n >= BULK_MIN_SLOTS) {
+    if (same) {
+      (t as unknown as Uint8Array).copyWithin(to, from, from + n);
+    } else {
+      (t as unknown as Uint8Array).set((s as unknown as Uint8Array).subarray(from, from + n), to);
+    }
+    return;
+  }
+  for (let j = 0; j < n; j++) t[to + j] = s[from + j];
+}
+
+/**
+ * Writes one element (`value`: `width` slots, same array kind as `dst`) into
+ * every position selected by `axes` (with `strides`) from `dstOffset`.
+ */
+export function fillStrided(
+  dst: DataArray,
+  dstOffset: number,
+  axes: readonly Axis[],
+  strides: readonly number[],
+  value: DataArray,
+  width: number,
+): void {
+  if (value.length < width) {
+    throw new IndexError(`fill value has ${value.length} slots, expected ${width}`);
+  }
+  const p = plan([dstOffset], [axes], [strides]);
+  if (p === null) return;
+  const { counts } = p;
+  const [D] = p.sides;
+  const nd = counts.length;
+  const t = dst as unknown as Slots;
+  const v = value as unknown as Slots;
+  if (nd === 0) {
+    for (let j = 0; j < width; j++) t[D.base * width + j] = v[j];
+    return;
+  }
+  const inner = nd - 1;
+  const m = counts[inner];
+  const dIdx = D.idx[inner];
+  const dStep = D.step[inner];
+  const dStr = D.stride[inner];
+  const runFill = dIdx === null && dStep === 1 && width === 1;
+  const v0 = v[0];
+  const ctr = new Array<number>(inner).fill(0);
+  let to = D.base;
+  while (true) {
+    if (runFill) {
+      (t as unknown as { fill(v: unknown, a: number, b: number): void }).fill(v0, to, to + m);
+    } else {
+      for (let k = 0; k < m; k++) {
+        const a = (to + (dIdx === null ? k * dStep : dIdx[k] * dStr)) * width;
+        for (let j = 0; j < width; j++) t[a + j] = v[j];
+      }
+    }
+    let d = inner - 1;
+    for (; d >= 0; d--) {
+      const k = ++ctr[d];
+      if (k < counts[d]) {
+        to += delta(D, d, k);
+        break;
+      }
+      ctr[d] = 0;
+      to -= span(D, d, k - 1);
+    }
+    if (d < 0) return;
+  }
+}
