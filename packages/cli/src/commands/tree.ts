@@ -1,0 +1,35 @@
+import { type HierarchyNode, open, resolveStore } from "@zarr/core";
+import { openStoreArg } from "../stores.js";
+
+function describe(node: HierarchyNode): string {
+  if (node.kind === "group") return node.implicit ? "(implicit group)" : "";
+  return `[${node.shape.join(", ")}] ${JSON.stringify(node.dataType.toJSON()).replace(/^"|"$/g, "")}`;
+}
+
+function name(node: HierarchyNode): string {
+  return node.path === "" ? "/" : node.path.slice(node.path.lastIndexOf("/") + 1);
+}
+
+/** `zarr tree <store> [path] [--depth N]`: the hierarchy with shapes and data types. */
+export async function tree(storeArg: string, path: string, depth: number, out: (s: string) => void): Promise<void> {
+  const store = resolveStore(await openStoreArg(storeArg));
+  const root = await open(store, path);
+  out(`${name(root)} ${describe(root)}`.trimEnd());
+  if (root.kind === "group") await printChildren(root, "", depth, out);
+}
+
+async function printChildren(
+  group: Extract<HierarchyNode, { kind: "group" }>,
+  indent: string,
+  depth: number,
+  out: (s: string) => void,
+): Promise<void> {
+  if (depth < 1) return;
+  const children = await group.children();
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i];
+    const last = i === children.length - 1;
+    out(`${indent}${last ? "└── " : "├── "}${name(child)} ${describe(child)}`.trimEnd());
+    if (child.kind === "group") await printChildren(child, `${indent}${last ? "    " : "│   "}`, depth - 1, out);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Text forms of array values for `zarr get --json`: bool → true/false;
+ * integers → numbers, or decimal strings beyond ±2^53; floats → numbers with
+ * NaN, Infinity, -Infinity as strings; complex → [re, im]; r<N> and bytes →
+ * lists of byte values; strings → strings.
+ *
+ * @module
+ */
+import type { DataType, NDArray, Scalar } from "@zarr/core";
+
+function floatJson(v: number): string {
+  if (Number.isNaN(v)) return '"NaN"';
+  if (v === Number.POSITIVE_INFINITY) return '"Infinity"';
+  if (v === Number.NEGATIVE_INFINITY) return '"-Infinity"';
+  return JSON.stringify(v);
+}
+
+function bytesJson(b: Uint8Array): string {
+  return `[${Array.from(b).join(",")}]`;
+}
+
+/** The JSON text of one element. */
+export function scalarJson(dataType: DataType, value: Scalar): string {
+  switch (dataType.kind) {
+    case "bool":
+      return value ? "true" : "false";
+    case "int":
+    case "uint":
+      if (typeof value === "bigint") {
+        return value >= -(2n ** 53n) && value <= 2n ** 53n ? value.toString() : `"${value.toString()}"`;
+      }
+      return JSON.stringify(value);
+    case "float":
+      return floatJson(value as number);
+    case "complex": {
+      const [re, im] = value as readonly [number, number];
+      return `[${floatJson(re)},${floatJson(im)}]`;
+    }
+    case "raw":
+    case "bytes":
+      return bytesJson(value as Uint8Array);
+    case "string":
+      return JSON.stringify(value);
+    default:
+      if (value instanceof Uint8Array) return bytesJson(value);
+      if (typeof value === "bigint") return `"${value.toString()}"`;
+      if (typeof value === "number") return floatJson(value);
+      return JSON.stringify(value);
+  }
+}
+
+/** `{"shape": [...], "data": [...]}` with data in C order. */
+export function arrayJson(array: NDArray): string {
+  const n = array.shape.reduce((a, b) => a * b, 1);
+  const parts = new Array<string>(n);
+  for (let i = 0; i < n; i++) parts[i] = scalarJson(array.dataType, array.dataType.getScalar(array.data, i));
+  return `{"shape":${JSON.stringify(array.shape)},"data":[${parts.join(",")}]}`;
+}

@@ -1,0 +1,7 @@
+/**
+ * The `zarr` command-line interface as a library: `main(argv)` returns the exit code.
+ *
+ * @packageDocumentation
+ */
+export { main } from "./main.js";
+export { arrayJson, scalarJson } from "./format.js";
