@@ -151,6 +151,16 @@ function plan(
   return { counts, sides };
 }
 
+/** Offset of the first position of the explicit-position dimensions before `inner`. */
+function outerStart(side: Side, inner: number): number {
+  let o = 0;
+  for (let d = 0; d < inner; d++) {
+    const idx = side.idx[d];
+    if (idx !== null) o += idx[0] * side.stride[d];
+  }
+  return o;
+}
+
 /** Offset change along dimension `d` from position `k - 1` to `k`. */
 function delta(side: Side, d: number, k: number): number {
   const idx = side.idx[d];
@@ -210,8 +220,8 @@ export function copyStrided(
   const dStr = D.stride[inner];
   const contiguous = sIdx === null && dIdx === null && sStep === 1 && dStep === 1;
   const ctr = new Array<number>(inner).fill(0);
-  let so = S.base;
-  let to = D.base;
+  let so = S.base + outerStart(S, inner);
+  let to = D.base + outerStart(D, inner);
   while (true) {
     if (contiguous) {
       copyRun(s, t, so * width, to * width, m * width, typed, same);
@@ -297,7 +307,7 @@ export function fillStrided(
   const runFill = dIdx === null && dStep === 1 && width === 1;
   const v0 = v[0];
   const ctr = new Array<number>(inner).fill(0);
-  let to = D.base;
+  let to = D.base + outerStart(D, inner);
   while (true) {
     if (runFill) {
       (t as unknown as { fill(v: unknown, a: number, b: number): void }).fill(v0, to, to + m);
