@@ -1,0 +1,389 @@
+/**
+ * Exact JSON for metadata documents. `JSON.parse` silently rounds integers beyond
+ * 2^53 (uint64 fill values, shard offsets in attributes, ...); {@link parseJson}
+ * returns those as `bigint` instead and is otherwise equivalent to `JSON.parse`
+ * (RFC 8259 grammar, last duplicate key wins). {@link stringifyJson} writes
+ * bigints back as bare integers.
+ *
+ * @module
+ */
+
+import type { JsonObject, JsonValue } from "./dtypes/types.js";
+import { MetadataError } from "./errors.js";
+
+/** Nesting deeper than this is rejected (instead of overflowing the call stack). */
+const MAX_DEPTH = 1000;
+
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const utf8Encoder = new TextEncoder();
+
+/**
+ * Parses a JSON document exactly: integers (no fraction, no exponent) outside the
+ * safe-integer range become `bigint`; everything else is as `JSON.parse` returns it.
+ * A leading UTF-8 byte order mark is ignored.
+ *
+ * @param input - the document, as text or UTF-8 bytes.
+ * @param path - the store key or location of the document, used in errors.
+ * @throws MetadataError naming `path`, with line and column, when the input is not
+ *   valid UTF-8 or not valid JSON.
+ */
+export function parseJson(input: string | Uint8Array, path: string): JsonValue {
+  let text: string;
+  if (typeof input === "string") {
+    text = input;
+  } else {
+    try {
+      text = utf8Decoder.decode(input);
+    } catch (cause) {
+      throw new MetadataError(`${path}: metadata is not valid UTF-8`, { path, cause });
+    }
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return new Parser(text, path).parseDocument();
+}
+
+class Parser {
+  pos = 0;
+  depth = 0;
+
+  constructor(
+    readonly text: string,
+    readonly path: string,
+  ) {}
+
+  parseDocument(): JsonValue {
+    this.skipWhitespace();
+    const value = this.parseValue();
+    this.skipWhitespace();
+    if (this.pos < this.text.length) this.fail("unexpected data after the JSON value");
+    return value;
+  }
+
+  fail(reason: string, at = this.pos): never {
+    const before = this.text.slice(0, at);
+    const line = before.split("\n").length;
+    const column = at - before.lastIndexOf("\n");
+    throw new MetadataError(
+      `${this.path}: invalid JSON at line ${line} column ${column}: ${reason}`,
+      { path: this.path },
+    );
+  }
+
+  skipWhitespace(): void {
+    const text = this.text;
+    let pos = this.pos;
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
+      else break;
+    }
+    this.pos = pos;
+  }
+
+  parseValue(): JsonValue {
+    const c = this.text.charCodeAt(this.pos);
+    switch (c) {
+      case 0x7b /* { */:
+        return this.parseObject();
+      case 0x5b /* [ */:
+        return this.parseArray();
+      case 0x22 /* " */:
+        return this.parseString();
+      case 0x74 /* t */:
+        return this.parseLiteral("true", true);
+      case 0x66 /* f */:
+        return this.parseLiteral("false", false);
+      case 0x6e /* n */:
+        return this.parseLiteral("null", null);
+      default:
+        if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.parseNumber();
+        if (Number.isNaN(c)) this.fail("unexpected end of input");
+        this.fail(`unexpected character ${JSON.stringify(this.text[this.pos])}`);
+    }
+  }
+
+  parseLiteral<T extends JsonValue>(word: string, value: T): T {
+    if (!this.text.startsWith(word, this.pos)) this.fail("invalid literal");
+    this.pos += word.length;
+    return value;
+  }
+
+  enter(): void {
+    if (++this.depth > MAX_DEPTH) this.fail(`nesting deeper than ${MAX_DEPTH} levels`);
+    this.pos++;
+    this.skipWhitespace();
+  }
+
+  parseObject(): JsonObject {
+    this.enter();
+    const obj: JsonObject = {};
+    if (this.text.charCodeAt(this.pos) === 0x7d /* } */) {
+      this.pos++;
+      this.depth--;
+      return obj;
+    }
+    for (;;) {
+      if (this.text.charCodeAt(this.pos) !== 0x22) this.fail("expected a string key");
+      const key = this.parseString();
+      this.skipWhitespace();
+      if (this.text.charCodeAt(this.pos) !== 0x3a /* : */) this.fail("expected ':'");
+      this.pos++;
+      this.skipWhitespace();
+      const value = this.parseValue();
+      if (key === "__proto__") {
+        // Plain assignment would replace the prototype; JSON.parse makes an own property.
+        Object.defineProperty(obj, key, {
+          value,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      } else {
+        obj[key] = value;
+      }
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      this.pos++;
+      if (c === 0x2c /* , */) {
+        this.skipWhitespace();
+      } else if (c === 0x7d /* } */) {
+        this.depth--;
+        return obj;
+      } else {
+        this.fail("expected ',' or '}'", this.pos - 1);
+      }
+    }
+  }
+
+  parseArray(): JsonValue[] {
+    this.enter();
+    const arr: JsonValue[] = [];
+    if (this.text.charCodeAt(this.pos) === 0x5d /* ] */) {
+      this.pos++;
+      this.depth--;
+      return arr;
+    }
+    for (;;) {
+      arr.push(this.parseValue());
+      this.skipWhitespace();
+      const c = this.text.charCodeAt(this.pos);
+      this.pos++;
+      if (c === 0x2c) {
+        this.skipWhitespace();
+      } else if (c === 0x5d) {
+        this.depth--;
+        return arr;
+      } else {
+        this.fail("expected ',' or ']'", this.pos - 1);
+      }
+    }
+  }
+
+  parseString(): string {
+    const text = this.text;
+    const start = ++this.pos;
+    let pos = start;
+    // Fast path: no escapes.
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        this.pos = pos + 1;
+        return text.slice(start, pos);
+      }
+      if (c === 0x5c /* \ */) break;
+      if (c < 0x20) this.failInString(c, pos);
+      pos++;
+    }
+    const parts: string[] = [text.slice(start, pos)];
+    let chunkStart = pos;
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c === 0x22) {
+        parts.push(text.slice(chunkStart, pos));
+        this.pos = pos + 1;
+        return parts.join("");
+      }
+      if (c === 0x5c) {
+        parts.push(text.slice(chunkStart, pos));
+        const e = text.charCodeAt(pos + 1);
+        pos += 2;
+        switch (e) {
+          case 0x22:
+            parts.push('"');
+            break;
+          case 0x5c:
+            parts.push("\\");
+            break;
+          case 0x2f:
+            parts.push("/");
+            break;
+          case 0x62:
+            parts.push("\b");
+            break;
+          case 0x66:
+            parts.push("\f");
+            break;
+          case 0x6e:
+            parts.push("\n");
+            break;
+          case 0x72:
+            parts.push("\r");
+            break;
+          case 0x74:
+            parts.push("\t");
+            break;
+          case 0x75 /* u */:
+            {
+              const hex = text.slice(pos, pos + 4);
+              if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("invalid \\u escape", pos - 2);
+              // Lone surrogates are kept as JSON.parse keeps them.
+              parts.push(String.fromCharCode(Number.parseInt(hex, 16)));
+              pos += 4;
+              break;
+            }
+          default:
+            if (Number.isNaN(e)) this.fail("unterminated string", start - 1);
+            this.fail("invalid escape sequence", pos - 2);
+        }
+        chunkStart = pos;
+        continue;
+      }
+      if (c < 0x20) this.failInString(c, pos);
+      pos++;
+    }
+  }
+
+  failInString(c: number, pos: number): never {
+    if (Number.isNaN(c)) this.fail("unterminated string", pos);
+    this.fail("unescaped control character in string", pos);
+  }
+
+  parseNumber(): number | bigint {
+    const text = this.text;
+    const start = this.pos;
+    let pos = start;
+    if (text.charCodeAt(pos) === 0x2d) pos++;
+    const intStart = pos;
+    let c = text.charCodeAt(pos);
+    if (c === 0x30) {
+      pos++;
+    } else if (c >= 0x31 && c <= 0x39) {
+      do c = text.charCodeAt(++pos);
+      while (c >= 0x30 && c <= 0x39);
+    } else {
+      this.fail("invalid number", start);
+    }
+    const intDigits = pos - intStart;
+    let integer = true;
+    c = text.charCodeAt(pos);
+    if (c === 0x2e /* . */) {
+      integer = false;
+      const fracStart = ++pos;
+      c = text.charCodeAt(pos);
+      while (c >= 0x30 && c <= 0x39) c = text.charCodeAt(++pos);
+      if (pos === fracStart) this.fail("invalid number: digits expected after '.'", start);
+    }
+    if (c === 0x65 || c === 0x45 /* e E */) {
+      integer = false;
+      c = text.charCodeAt(++pos);
+      if (c === 0x2b || c === 0x2d) c = text.charCodeAt(++pos);
+      const expStart = pos;
+      while (c >= 0x30 && c <= 0x39) c = text.charCodeAt(++pos);
+      if (pos === expStart) this.fail("invalid number: digits expected in exponent", start);
+    }
+    this.pos = pos;
+    const token = text.slice(start, pos);
+    // 15 digits are always safe; only longer integers need the exact check.
+    if (integer && intDigits > 15) {
+      const n = Number(token);
+      if (!Number.isSafeInteger(n)) return BigInt(token);
+      return n;
+    }
+    return Number(token);
+  }
+}
+
+/**
+ * Serializes a JSON value like `JSON.stringify(value, null, indent)`, except that
+ * bigints are written as bare integers and `-0` as `-0` (so float fill values keep
+ * their sign). Object entries whose value is `undefined` are omitted.
+ *
+ * @throws MetadataError for non-finite numbers (JSON has no NaN or Infinity; fill
+ *   values use the string forms) and for values that are not JSON.
+ */
+export function stringifyJson(value: JsonValue, indent = 2): string {
+  const out: string[] = [];
+  writeValue(value, out, indent > 0 ? " ".repeat(indent) : "", "\n", new Set());
+  return out.join("");
+}
+
+function writeValue(
+  value: JsonValue,
+  out: string[],
+  step: string,
+  newline: string,
+  seen: Set<object>,
+): void {
+  switch (typeof value) {
+    case "string":
+      out.push(JSON.stringify(value));
+      return;
+    case "number":
+      if (!Number.isFinite(value)) {
+        throw new MetadataError(`cannot write ${value} as JSON: JSON numbers must be finite`);
+      }
+      out.push(Object.is(value, -0) ? "-0" : String(value));
+      return;
+    case "bigint":
+      out.push(value.toString());
+      return;
+    case "boolean":
+      out.push(value ? "true" : "false");
+      return;
+    case "object": {
+      if (value === null) {
+        out.push("null");
+        return;
+      }
+      if (seen.has(value)) throw new MetadataError("cannot write a cyclic structure as JSON");
+      seen.add(value);
+      const inner = step ? newline + step : "";
+      const close = step ? newline : "";
+      if (Array.isArray(value)) {
+        if (value.length === 0) {
+          out.push("[]");
+        } else {
+          out.push("[");
+          for (let i = 0; i < value.length; i++) {
+            if (i > 0) out.push(",");
+            out.push(inner);
+            const item = value[i];
+            writeValue(item === undefined ? null : item, out, step, inner, seen);
+          }
+          out.push(close, "]");
+        }
+      } else {
+        let first = true;
+        out.push("{");
+        for (const key of Object.keys(value)) {
+          const item = value[key];
+          if (item === undefined) continue;
+          if (!first) out.push(",");
+          first = false;
+          out.push(inner, JSON.stringify(key), step ? ": " : ":");
+          writeValue(item, out, step, inner, seen);
+        }
+        out.push(first ? "}" : `${close}}`);
+      }
+      seen.delete(value);
+      return;
+    }
+    default:
+      throw new MetadataError(`cannot write a value of type ${typeof value} as JSON`);
+  }
+}
+
+/** {@link stringifyJson} encoded as UTF-8. */
+export function encodeJson(value: JsonValue, indent = 2): Uint8Array {
+  return utf8Encoder.encode(stringifyJson(value, indent));
+}
