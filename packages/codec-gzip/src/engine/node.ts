@@ -1,0 +1,92 @@
+/**
+ * The Node engine: native zlib from `node:zlib`. Inputs above
+ * {@link ASYNC_THRESHOLD} use the asynchronous API, which runs in the libuv
+ * thread pool so that several chunks decode in parallel; small ones use the
+ * synchronous API, whose per-call cost is lower.
+ *
+ * @module
+ */
+import * as zlib from "node:zlib";
+import { type DeflateEngine, type DeflateFormat, EngineError, isZeroPadding } from "./types.js";
+
+/** Byte size from which the thread-pool (async) API is used; measured in bench/codecs/gzip-zstd.mjs. */
+export const ASYNC_THRESHOLD = 64 * 1024;
+
+type Result = { buffer: Buffer; engine: { bytesWritten: number } };
+
+function run(
+  data: Uint8Array,
+  options: zlib.ZlibOptions & { info: true },
+  sync: (buf: Uint8Array, o: zlib.ZlibOptions) => Result,
+  async: (buf: Uint8Array, o: zlib.ZlibOptions, cb: (e: Error | null, r: Result) => void) => void,
+): Promise<Result> {
+  if (data.length < ASYNC_THRESHOLD) {
+    try {
+      return Promise.resolve(sync(data, options));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+  return new Promise((resolve, reject) => {
+    async(data, options, (e, r) => (e ? reject(e) : resolve(r)));
+  });
+}
+
+const inflaters = {
+  gzip: [zlib.gunzipSync, zlib.gunzip],
+  zlib: [zlib.inflateSync, zlib.inflate],
+} as unknown as Record<DeflateFormat, [Parameters<typeof run>[2], Parameters<typeof run>[3]]>;
+
+const deflaters = {
+  gzip: [zlib.gzipSync, zlib.gzip],
+  zlib: [zlib.deflateSync, zlib.deflate],
+} as unknown as Record<DeflateFormat, [Parameters<typeof run>[2], Parameters<typeof run>[3]]>;
+
+function toBytes(buf: Buffer): Uint8Array {
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+
+/** `node:zlib`-backed engine. */
+export const engine: DeflateEngine = {
+  name: "node:zlib",
+
+  async compress(data, format, level) {
+    const [sync, async] = deflaters[format];
+    const r = await run(data, { level, info: true }, sync, async);
+    return toBytes(r.buffer);
+  },
+
+  async decompress(data, format, maxSize) {
+    const [sync, async] = inflaters[format];
+    // maxOutputLength must be >= 1; an output of 1 byte for maxSize 0 is rejected below.
+    const limit = maxSize === undefined ? undefined : Math.max(1, maxSize);
+    let r: Result;
+    try {
+      r = await run(
+        data,
+        limit === undefined ? { info: true } : { info: true, maxOutputLength: limit },
+        sync,
+        async,
+      );
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "ERR_BUFFER_TOO_LARGE") {
+        throw new EngineError(`decoded data exceeds the expected ${maxSize} bytes`, "too-large");
+      }
+      throw new EngineError((e as Error).message, "corrupt");
+    }
+    if (maxSize !== undefined && r.buffer.byteLength > maxSize) {
+      throw new EngineError(`decoded data exceeds the expected ${maxSize} bytes`, "too-large");
+    }
+    // Node stops silently at the end of a zlib stream, and at the end of the
+    // last gzip member when a zero byte follows: reject any other tail.
+    const used = r.engine.bytesWritten;
+    if (used < data.length && !(format === "gzip" && isZeroPadding(data, used))) {
+      throw new EngineError(
+        `${data.length - used} trailing bytes after the ${format} stream`,
+        "trailing",
+      );
+    }
+    return toBytes(r.buffer);
+  },
+};
