@@ -1,2 +1,3 @@
 export * from "./python.js";
 export * from "./fixtures.js";
+export * from "./dir-store.js";
