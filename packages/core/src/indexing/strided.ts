@@ -77,9 +77,11 @@ interface Plan {
  * is nothing to copy.
  */
 function plan(
+  arrays: readonly DataArray[],
   offsets: readonly number[],
   axesList: readonly (readonly Axis[])[],
   stridesList: readonly (readonly number[])[],
+  width: number,
 ): Plan | null {
   const nd = axesList[0].length;
   for (let s = 0; s < axesList.length; s++) {
@@ -89,13 +91,7 @@ function plan(
       );
     }
   }
-  const counts: number[] = [];
-  const sides: Side[] = axesList.map((_, s) => ({
-    base: offsets[s],
-    step: [],
-    idx: [],
-    stride: [],
-  }));
+  let empty = false;
   for (let d = 0; d < nd; d++) {
     const n = axisCount(axesList[0][d]);
     for (let s = 1; s < axesList.length; s++) {
@@ -106,7 +102,21 @@ function plan(
         );
       }
     }
-    if (n === 0) return null;
+    if (n === 0) empty = true;
+  }
+  if (empty) return null;
+  for (let s = 0; s < axesList.length; s++) {
+    checkBounds(arrays[s], offsets[s], axesList[s], stridesList[s], width, s);
+  }
+  const counts: number[] = [];
+  const sides: Side[] = axesList.map((_, s) => ({
+    base: offsets[s],
+    step: [],
+    idx: [],
+    stride: [],
+  }));
+  for (let d = 0; d < nd; d++) {
+    const n = axisCount(axesList[0][d]);
     if (n === 1) {
       for (let s = 0; s < sides.length; s++) {
         const a = axesList[s][d];
@@ -161,6 +171,49 @@ function outerStart(side: Side, inner: number): number {
   return o;
 }
 
+/**
+ * Throws unless every selected element lies inside `array`: a wrong offset must
+ * fail loudly, not write past a typed array's end (silently dropped) or grow a
+ * JS array.
+ */
+function checkBounds(
+  array: DataArray,
+  offset: number,
+  axes: readonly Axis[],
+  strides: readonly number[],
+  width: number,
+  side: number,
+): void {
+  let lo = offset;
+  let hi = offset;
+  for (let d = 0; d < axes.length; d++) {
+    const a = axes[d];
+    const st = strides[d];
+    let first: number;
+    let last: number;
+    if ("indices" in a) {
+      first = Number.POSITIVE_INFINITY;
+      last = Number.NEGATIVE_INFINITY;
+      const idx = a.indices;
+      for (let k = 0; k < idx.length; k++) {
+        const v = idx[k];
+        if (v < first) first = v;
+        if (v > last) last = v;
+      }
+    } else {
+      first = a.start;
+      last = a.start + (a.count - 1) * a.step;
+    }
+    lo += Math.min(first * st, last * st);
+    hi += Math.max(first * st, last * st);
+  }
+  if (!(lo >= 0 && (hi + 1) * width <= array.length) || !Number.isSafeInteger(hi)) {
+    throw new IndexError(
+      `strided copy: ${side === 0 ? "first" : "second"} array positions [${lo}, ${hi}] (width ${width}) fall outside its ${array.length} slots`,
+    );
+  }
+}
+
 /** Offset change along dimension `d` from position `k - 1` to `k`. */
 function delta(side: Side, d: number, k: number): number {
   const idx = side.idx[d];
@@ -196,7 +249,13 @@ export function copyStrided(
   dstStrides: readonly number[],
   width: number,
 ): void {
-  const p = plan([srcOffset, dstOffset], [srcAxes, dstAxes], [srcStrides, dstStrides]);
+  const p = plan(
+    [src, dst],
+    [srcOffset, dstOffset],
+    [srcAxes, dstAxes],
+    [srcStrides, dstStrides],
+    width,
+  );
   if (p === null) return;
   const { counts } = p;
   const [S, D] = p.sides;
@@ -288,7 +347,7 @@ export function fillStrided(
   if (value.length < width) {
     throw new IndexError(`fill value has ${value.length} slots, expected ${width}`);
   }
-  const p = plan([dstOffset], [axes], [strides]);
+  const p = plan([dst], [dstOffset], [axes], [strides], width);
   if (p === null) return;
   const { counts } = p;
   const [D] = p.sides;
