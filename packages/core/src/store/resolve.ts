@@ -1,0 +1,302 @@
+/**
+ * {@link resolveStore}: turns any store into a {@link Store} with validated keys
+ * and every operation of the v3 abstract store interface, filling in what the
+ * store lacks with generic fallbacks built on what it has.
+ *
+ * @module
+ */
+
+import { StoreCapabilityError, StoreError, throwIfAborted } from "../errors.js";
+import { mapConcurrent, STORE_CONCURRENCY } from "./concurrency.js";
+import { validateKey, validatePrefix } from "./keys.js";
+import { applyWrites, groupWrites, validateValue } from "./patch.js";
+import { maxRangeLength, validateRange } from "./range.js";
+import type {
+  AnyStore,
+  ByteRange,
+  DirListing,
+  KeyRange,
+  KeyWrite,
+  Store,
+  StoreOptions,
+} from "./types.js";
+
+/** Marks stores made by {@link resolveStore} (shared across copies of this module). */
+const RESOLVED: unique symbol = Symbol.for("@zarr/core.resolvedStore");
+
+/** True when `store` was made by {@link resolveStore}. */
+export function isResolvedStore(store: unknown): store is Store {
+  return typeof store === "object" && store !== null && RESOLVED in store;
+}
+
+/**
+ * Returns a {@link Store} for `store`: the same object when it already is one,
+ * otherwise a wrapper that
+ * - validates every key, prefix and byte range before the store sees it
+ *   (`InvalidKeyError`, `InvalidRangeError`), so no key can escape the store's root;
+ * - checks the abort signal of every operation (`AbortError`);
+ * - checks what the store returns (a `Uint8Array` no longer than the range asked for);
+ * - provides the operations the store lacks: `getPartialValues` from `get` (16
+ *   requests in flight), `getSize` and `has` from `get`, `setPartialValues` by
+ *   read-modify-write (not atomic against concurrent writers of the same key),
+ *   `eraseValues` from `erase`, `erasePrefix` from listing + `erase`, `listPrefix`
+ *   from `list`, `listDir` from `listPrefix` (sorted, deduplicated names);
+ * - throws a `StoreCapabilityError` naming the operation when it cannot
+ *   (e.g. `set` on a store without `set`).
+ *
+ * `writable` is true when the store has `set` and `erase`; `listable` when it
+ * has `list`. A store with `set` but no `erase` (e.g. an append-only archive)
+ * still accepts `set`.
+ */
+export function resolveStore(store: AnyStore | Store): Store {
+  if (isResolvedStore(store)) return store;
+  if (typeof store !== "object" || store === null || typeof store.get !== "function") {
+    throw new StoreError("not a store: expected an object with a get(key, range?) method");
+  }
+  return new ResolvedStore(store);
+}
+
+function checkValue(
+  value: unknown,
+  key: string,
+  range: ByteRange | undefined,
+): Uint8Array | undefined {
+  // null is accepted for missing keys, as the spec's get_partial_values allows it.
+  if (value === undefined || value === null) return undefined;
+  if (!(value instanceof Uint8Array)) {
+    throw new StoreError(
+      `store returned ${typeof value} for key ${JSON.stringify(key)}: expected a Uint8Array or undefined`,
+      { path: key },
+    );
+  }
+  const max = maxRangeLength(range);
+  if (value.length > max) {
+    throw new StoreError(
+      `store returned ${value.length} bytes for key ${JSON.stringify(key)} and range ${JSON.stringify(range)} (at most ${max} expected): the store ignores byte ranges`,
+      { path: key },
+    );
+  }
+  // A Buffer (or other subclass) has surprising methods (Buffer#slice is a view): hand out a plain Uint8Array.
+  return value.constructor === Uint8Array
+    ? value
+    : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+}
+
+function missing(operation: string, needs: string): StoreCapabilityError {
+  return new StoreCapabilityError(`store does not support ${operation}: it has no ${needs}`);
+}
+
+function sortedUnique(names: Iterable<string>): string[] {
+  return [...new Set(names)].sort();
+}
+
+class ResolvedStore implements Store {
+  readonly [RESOLVED] = true;
+  readonly readable = true as const;
+  readonly writable: boolean;
+  readonly listable: boolean;
+
+  constructor(readonly inner: AnyStore) {
+    this.writable = typeof inner.set === "function" && typeof inner.erase === "function";
+    this.listable = typeof inner.list === "function";
+  }
+
+  async get(key: string, range?: ByteRange, options?: StoreOptions) {
+    throwIfAborted(options?.signal, key);
+    validateKey(key);
+    validateRange(range, key);
+    return checkValue(await this.inner.get(key, range, options), key, range);
+  }
+
+  async getPartialValues(requests: readonly KeyRange[], options?: StoreOptions) {
+    const signal = options?.signal;
+    throwIfAborted(signal);
+    if (!Array.isArray(requests)) throw new StoreError("getPartialValues expects an array");
+    for (const { key, range } of requests) {
+      validateKey(key);
+      validateRange(range, key);
+    }
+    if (requests.length === 0) return [];
+    const inner = this.inner;
+    if (typeof inner.getPartialValues === "function") {
+      const values = await inner.getPartialValues(requests, options);
+      if (!Array.isArray(values) || values.length !== requests.length) {
+        throw new StoreError(
+          `store returned ${Array.isArray(values) ? values.length : "no"} values for ${requests.length} requests in getPartialValues`,
+        );
+      }
+      return values.map((v, i) => checkValue(v, requests[i].key, requests[i].range));
+    }
+    return mapConcurrent(
+      requests,
+      STORE_CONCURRENCY,
+      async ({ key, range }) => checkValue(await inner.get(key, range, options), key, range),
+      signal,
+    );
+  }
+
+  async getSize(key: string, options?: StoreOptions) {
+    throwIfAborted(options?.signal, key);
+    validateKey(key);
+    if (typeof this.inner.getSize !== "function") {
+      return checkValue(await this.inner.get(key, undefined, options), key, undefined)?.length;
+    }
+    const size = await this.inner.getSize(key, options);
+    if (size !== undefined && !(Number.isSafeInteger(size) && size >= 0)) {
+      throw new StoreError(
+        `store returned an invalid size ${String(size)} for key ${JSON.stringify(key)}`,
+        { path: key },
+      );
+    }
+    return size;
+  }
+
+  async has(key: string, options?: StoreOptions) {
+    throwIfAborted(options?.signal, key);
+    validateKey(key);
+    if (typeof this.inner.getSize === "function") {
+      return (await this.getSize(key, options)) !== undefined;
+    }
+    // An empty range tells existence without transferring the value.
+    return (await this.get(key, { offset: 0, length: 0 }, options)) !== undefined;
+  }
+
+  async set(key: string, value: Uint8Array, options?: StoreOptions) {
+    throwIfAborted(options?.signal, key);
+    validateKey(key);
+    const set = this.inner.set;
+    if (typeof set !== "function") throw missing("set", "set()");
+    await set.call(this.inner, key, validateValue(value, key), options);
+  }
+
+  async setPartialValues(writes: readonly KeyWrite[], options?: StoreOptions) {
+    const signal = options?.signal;
+    throwIfAborted(signal);
+    const byKey = groupWrites(writes);
+    const inner = this.inner;
+    if (typeof inner.setPartialValues !== "function" && typeof inner.set !== "function") {
+      throw missing("setPartialValues", "setPartialValues() or set()");
+    }
+    if (byKey.size === 0) return;
+    if (typeof inner.setPartialValues === "function") {
+      await inner.setPartialValues(writes, options);
+      return;
+    }
+    const set = inner.set!;
+    await mapConcurrent(
+      [...byKey],
+      STORE_CONCURRENCY,
+      async ([key, keyWrites]) => {
+        const current = checkValue(await inner.get(key, undefined, options), key, undefined);
+        const value = applyWrites(key, current, keyWrites);
+        throwIfAborted(signal, key);
+        await set.call(inner, key, value, options);
+      },
+      signal,
+    );
+  }
+
+  async erase(key: string, options?: StoreOptions) {
+    throwIfAborted(options?.signal, key);
+    validateKey(key);
+    const erase = this.inner.erase;
+    if (typeof erase !== "function") throw missing("erase", "erase()");
+    await erase.call(this.inner, key, options);
+  }
+
+  async eraseValues(keys: readonly string[], options?: StoreOptions) {
+    const signal = options?.signal;
+    throwIfAborted(signal);
+    if (!Array.isArray(keys)) throw new StoreError("eraseValues expects an array");
+    keys.forEach(validateKey);
+    const inner = this.inner;
+    if (typeof inner.eraseValues !== "function" && typeof inner.erase !== "function") {
+      throw missing("eraseValues", "eraseValues() or erase()");
+    }
+    if (keys.length === 0) return;
+    if (typeof inner.eraseValues === "function") {
+      await inner.eraseValues(keys, options);
+      return;
+    }
+    const erase = inner.erase!;
+    await mapConcurrent(
+      [...new Set(keys)],
+      STORE_CONCURRENCY,
+      (key) => erase.call(inner, key, options),
+      signal,
+    );
+  }
+
+  async erasePrefix(prefix: string, options?: StoreOptions) {
+    throwIfAborted(options?.signal, prefix);
+    validatePrefix(prefix);
+    const inner = this.inner;
+    if (typeof inner.erasePrefix === "function") {
+      await inner.erasePrefix(prefix, options);
+      return;
+    }
+    if (typeof inner.erase !== "function" || typeof inner.list !== "function") {
+      throw missing("erasePrefix", "erasePrefix(), or list() and erase()");
+    }
+    // Collect first: erasing while the store iterates could skip keys.
+    const keys: string[] = [];
+    for await (const key of this.listPrefix(prefix, options)) keys.push(key);
+    await this.eraseValues(keys, options);
+  }
+
+  async *list(options?: StoreOptions): AsyncGenerator<string> {
+    const signal = options?.signal;
+    throwIfAborted(signal);
+    const list = this.inner.list;
+    if (typeof list !== "function") throw missing("list", "list()");
+    for await (const key of list.call(this.inner, options)) {
+      throwIfAborted(signal);
+      yield key;
+    }
+  }
+
+  async *listPrefix(prefix: string, options?: StoreOptions): AsyncGenerator<string> {
+    const signal = options?.signal;
+    throwIfAborted(signal, prefix);
+    validatePrefix(prefix);
+    const inner = this.inner;
+    if (typeof inner.listPrefix !== "function" && typeof inner.list !== "function") {
+      throw missing("listPrefix", "listPrefix() or list()");
+    }
+    const keys =
+      typeof inner.listPrefix === "function"
+        ? inner.listPrefix(prefix, options)
+        : inner.list!(options);
+    for await (const key of keys) {
+      throwIfAborted(signal, prefix);
+      if (key.startsWith(prefix)) yield key;
+    }
+  }
+
+  async listDir(prefix: string, options?: StoreOptions): Promise<DirListing> {
+    throwIfAborted(options?.signal, prefix);
+    validatePrefix(prefix);
+    const inner = this.inner;
+    if (typeof inner.listDir === "function") {
+      const listing = await inner.listDir(prefix, options);
+      if (!listing || !Array.isArray(listing.keys) || !Array.isArray(listing.prefixes)) {
+        throw new StoreError(`store returned a malformed listDir result for prefix "${prefix}"`, {
+          path: prefix,
+        });
+      }
+      return { keys: sortedUnique(listing.keys), prefixes: sortedUnique(listing.prefixes) };
+    }
+    if (typeof inner.listPrefix !== "function" && typeof inner.list !== "function") {
+      throw missing("listDir", "listDir(), listPrefix() or list()");
+    }
+    const keys = new Set<string>();
+    const prefixes = new Set<string>();
+    for await (const key of this.listPrefix(prefix, options)) {
+      const rest = key.slice(prefix.length);
+      const slash = rest.indexOf("/");
+      if (slash < 0) keys.add(rest);
+      else prefixes.add(rest.slice(0, slash));
+    }
+    return { keys: sortedUnique(keys), prefixes: sortedUnique(prefixes) };
+  }
+}
