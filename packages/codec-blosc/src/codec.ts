@@ -1,0 +1,242 @@
+/**
+ * The `blosc` bytes -> bytes codec for Zarr v3 (`blosc`, `numcodecs.blosc`)
+ * and v2 (numcodecs id `blosc`): configuration parsing and validation, the
+ * filled-in typesize, and the encode/decode entry points.
+ *
+ * @module
+ */
+
+import {
+  type BytesToBytesCodec,
+  type CodecContext,
+  type CodecFactory,
+  type JsonObject,
+  type JsonValue,
+  MetadataError,
+} from "@zarr/core";
+import {
+  type BlockEngine,
+  builtinEngine,
+  CNAMES,
+  type Cname,
+  FORMAT_NAMES,
+  registryEngine,
+} from "./engines.js";
+import {
+  compressGen,
+  decompressGen,
+  needsEngine,
+  parseHeader,
+  runAsync,
+  runSync,
+  type ShuffleMode,
+} from "./frame.js";
+
+/** v3 shuffle names, indexed by {@link ShuffleMode}. */
+const SHUFFLE_NAMES = ["noshuffle", "shuffle", "bitshuffle"] as const;
+
+/** A v3 shuffle name. */
+export type ShuffleName = (typeof SHUFFLE_NAMES)[number];
+
+/** The resolved configuration of a {@link BloscCodec}. */
+export interface BloscConfig {
+  readonly cname: Cname;
+  /** 0..9 (0 stores chunks uncompressed, "memcpyed"). */
+  readonly clevel: number;
+  readonly shuffle: ShuffleName;
+  /** Element size used for shuffling, filled from the data type when absent. */
+  readonly typesize: number;
+  /** Block size in bytes, 0 = automatic (c-blosc's choice). */
+  readonly blocksize: number;
+}
+
+/** The metadata names the codec is registered under. */
+export type BloscCodecName = "blosc" | "numcodecs.blosc";
+
+const KEYS = new Set(["cname", "clevel", "shuffle", "typesize", "blocksize"]);
+
+/**
+ * Blosc 1 as a Zarr bytes -> bytes codec. Immutable; safe to share across
+ * chunks. Encoding with cname zlib or zstd and decoding such chunks need
+ * @zarr/codec-gzip / @zarr/codec-zstd registered.
+ */
+export class BloscCodec implements BytesToBytesCodec {
+  readonly kind = "bytes_to_bytes" as const;
+  readonly #engines = new Map<string, BlockEngine | Promise<BlockEngine>>();
+
+  constructor(
+    readonly name: BloscCodecName,
+    readonly config: BloscConfig,
+    readonly context: CodecContext,
+  ) {}
+
+  /**
+   * The metadata form. v3 `blosc`: `{cname, clevel, shuffle: "noshuffle" |
+   * "shuffle" | "bitshuffle", typesize, blocksize}`; `numcodecs.blosc`: the same
+   * with numcodecs' integer shuffle; v2 (`format` 2): numcodecs' fields
+   * `{cname, clevel, shuffle, blocksize}`.
+   */
+  toJSON(): JsonObject {
+    const { cname, clevel, shuffle, typesize, blocksize } = this.config;
+    const shuffleInt = SHUFFLE_NAMES.indexOf(shuffle);
+    if (this.context.format === 2) {
+      return { name: this.name, configuration: { cname, clevel, shuffle: shuffleInt, blocksize } };
+    }
+    const configuration: JsonObject =
+      this.name === "blosc"
+        ? { cname, clevel, shuffle, typesize, blocksize }
+        : { cname, clevel, shuffle: shuffleInt, typesize, blocksize };
+    return { name: this.name, configuration };
+  }
+
+  #engine(cname: Cname, clevel: number): BlockEngine | Promise<BlockEngine> {
+    const key = `${cname}:${clevel}`;
+    let engine = this.#engines.get(key);
+    if (engine === undefined) {
+      engine = builtinEngine(cname, clevel, this.context.path);
+      if (engine === undefined) {
+        const loading = registryEngine(cname as "zlib" | "zstd", clevel, this.context);
+        loading.then(
+          (e) => this.#engines.set(key, e),
+          () => this.#engines.delete(key),
+        );
+        engine = loading;
+      }
+      this.#engines.set(key, engine);
+    }
+    return engine;
+  }
+
+  /** Compresses `bytes` into one Blosc 1 chunk. */
+  encode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array> {
+    const { cname, clevel, shuffle, typesize, blocksize } = this.config;
+    const params = { cname, clevel, typesize, blocksize, shuffle: shuffleMode(shuffle) };
+    const path = this.context.path;
+    // Memcpyed chunks need no engine: answer them without loading zlib/zstd.
+    if (clevel === 0 || bytes.length < 128) {
+      return runSync(compressGen(bytes, params, NO_ENGINE, path));
+    }
+    const engine = this.#engine(cname, clevel);
+    if (engine instanceof Promise) {
+      return engine.then((e) => runAsync(compressGen(bytes, params, e, path)));
+    }
+    const job = compressGen(bytes, params, engine, path);
+    return engine.sync ? runSync(job) : runAsync(job);
+  }
+
+  /**
+   * Decompresses a Blosc 1 chunk of any compressor. `decodedSize`, when given,
+   * bounds the header's uncompressed size; a larger one is a `CodecError`.
+   */
+  decode(bytes: Uint8Array, decodedSize?: number): Uint8Array | Promise<Uint8Array> {
+    const path = this.context.path;
+    const header = parseHeader(bytes, decodedSize, path);
+    if (!needsEngine(header)) return runSync(decompressGen(bytes, header, undefined, path));
+    const engine = this.#engine(FORMAT_NAMES[header.format], 5);
+    if (engine instanceof Promise) {
+      return engine.then((e) => runAsync(decompressGen(bytes, header, e, path)));
+    }
+    const job = decompressGen(bytes, header, engine, path);
+    return engine.sync ? runSync(job) : runAsync(job);
+  }
+}
+
+const NO_ENGINE: BlockEngine = {
+  sync: true,
+  compress: () => null,
+  decompress: () => undefined,
+};
+
+function shuffleMode(name: ShuffleName): ShuffleMode {
+  return SHUFFLE_NAMES.indexOf(name) as ShuffleMode;
+}
+
+function bad(context: CodecContext, field: string, why: string, value: JsonValue | undefined) {
+  return new MetadataError(
+    `blosc configuration field "${field}" ${why} (got ${JSON.stringify(value, (_k, v: unknown) =>
+      typeof v === "bigint" ? v.toString() : v,
+    )})`,
+    { path: context.path },
+  );
+}
+
+function intField(
+  context: CodecContext,
+  config: JsonObject,
+  field: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const v = config[field];
+  if (v === undefined || v === null) return undefined;
+  const n = typeof v === "bigint" ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
+    throw bad(context, field, `must be an integer in [${min}, ${max}]`, v);
+  }
+  return n;
+}
+
+/**
+ * Parses a blosc configuration (v3 or v2/numcodecs form) into a
+ * {@link BloscConfig}, filling the typesize from the data type. Missing
+ * fields take numcodecs' defaults for `numcodecs.blosc` and v2 (lz4, 5,
+ * shuffle) and zarr-python 3's for v3 `blosc` (zstd, 5, automatic shuffle);
+ * automatic shuffle (numcodecs' -1) means bitshuffle for 1-byte types, byte
+ * shuffle otherwise. Throws {@link MetadataError} naming the field.
+ */
+export function parseBloscConfig(
+  name: BloscCodecName,
+  configuration: JsonObject | undefined,
+  context: CodecContext,
+): BloscConfig {
+  const config = configuration ?? {};
+  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+    throw new MetadataError("blosc configuration must be an object", { path: context.path });
+  }
+  for (const key of Object.keys(config)) {
+    if (!KEYS.has(key) && !(key === "id" && context.format === 2)) {
+      throw bad(context, key, "is not a blosc configuration field", config[key]);
+    }
+  }
+  const v3 = name === "blosc" && context.format === 3;
+  const cnameValue = config.cname ?? (v3 ? "zstd" : "lz4");
+  if (typeof cnameValue !== "string" || !CNAMES.includes(cnameValue as Cname)) {
+    throw bad(context, "cname", `must be one of ${CNAMES.join(", ")}`, cnameValue);
+  }
+  const clevel = intField(context, config, "clevel", 0, 9) ?? 5;
+  const itemSize = context.spec.dataType.itemSize ?? 1;
+  const typesize = intField(context, config, "typesize", 1, 0x7fffffff) ?? itemSize;
+  const blocksize = intField(context, config, "blocksize", 0, 0x7fffffff) ?? 0;
+  const s = config.shuffle;
+  let shuffle: ShuffleName;
+  if (s === undefined || s === null || s === -1) {
+    shuffle = s === undefined && !v3 ? "shuffle" : itemSize === 1 ? "bitshuffle" : "shuffle";
+  } else if (typeof s === "string" && (SHUFFLE_NAMES as readonly string[]).includes(s)) {
+    shuffle = s as ShuffleName;
+  } else if (s === 0 || s === 1 || s === 2) {
+    shuffle = SHUFFLE_NAMES[s];
+  } else {
+    throw bad(
+      context,
+      "shuffle",
+      'must be "noshuffle", "shuffle", "bitshuffle" or numcodecs\' -1, 0, 1, 2',
+      s,
+    );
+  }
+  return { cname: cnameValue as Cname, clevel, shuffle, typesize, blocksize };
+}
+
+function factory(name: BloscCodecName): CodecFactory {
+  return {
+    kind: "bytes_to_bytes",
+    fromConfig(configuration, context) {
+      return new BloscCodec(name, parseBloscConfig(name, configuration, context), context);
+    },
+  };
+}
+
+/** Factory of the v3 `blosc` codec and the v2 numcodecs id `blosc`. */
+export const bloscCodecFactory: CodecFactory = factory("blosc");
+
+/** Factory of zarr-python 3's `numcodecs.blosc` (integer shuffle). */
+export const numcodecsBloscCodecFactory: CodecFactory = factory("numcodecs.blosc");

@@ -1,0 +1,364 @@
+/**
+ * The Blosc 1 chunk ("frame") format of c-blosc 1.x: the 16-byte header,
+ * memcpyed chunks, blocks with their `bstarts` table, splits into streams,
+ * per-block shuffles, and c-blosc's default block size.
+ *
+ * Compression and decompression are written once, as generators that yield
+ * each inner (de)compression; {@link runSync} drives them for the built-in
+ * synchronous engines and {@link runAsync} for zlib/zstd.
+ *
+ * @module
+ */
+
+import { CodecError } from "@zarr/core";
+import { type BlockEngine, type Cname, FORMAT_CODES } from "./engines.js";
+import { bitshuffle, bitunshuffle, shuffle, unshuffle } from "./shuffle.js";
+
+/** Header length in bytes (also the largest overhead of a chunk over its data). */
+export const HEADER_SIZE = 16;
+/** The header version this implementation reads and writes. */
+export const VERSION_FORMAT = 2;
+/** The largest uncompressed size of one Blosc 1 chunk. */
+export const MAX_BUFFER_SIZE = 0x7fffffff - HEADER_SIZE;
+/** Inputs smaller than this are stored memcpyed. */
+export const MIN_BUFFER_SIZE = 128;
+/** The largest typesize recorded in a header (larger ones are written as 1). */
+export const MAX_TYPESIZE = 255;
+/** The largest block size c-blosc accepts. */
+export const MAX_BLOCKSIZE = Math.floor((0x7fffffff - MAX_TYPESIZE * 4) / 3);
+const MAX_SPLITS = 16;
+const L1 = 32 * 1024;
+
+/** Header flag bits. */
+export const FLAG_SHUFFLE = 0x01;
+export const FLAG_MEMCPYED = 0x02;
+export const FLAG_BITSHUFFLE = 0x04;
+export const FLAG_RESERVED = 0x08;
+export const FLAG_DONT_SPLIT = 0x10;
+
+/** Shuffle filter: 0 none, 1 byte shuffle, 2 bitshuffle (as in c-blosc's API). */
+export type ShuffleMode = 0 | 1 | 2;
+
+/** The parsed 16-byte header. */
+export interface BloscHeader {
+  readonly version: number;
+  readonly versionlz: number;
+  readonly flags: number;
+  readonly typesize: number;
+  /** Uncompressed size. */
+  readonly nbytes: number;
+  readonly blocksize: number;
+  /** Compressed size including the header. */
+  readonly cbytes: number;
+  /** Compressor format code (`flags >> 5`): 0 blosclz, 1 lz4, 2 snappy, 3 zlib, 4 zstd. */
+  readonly format: number;
+}
+
+/** Parameters of {@link compressGen}. */
+export interface CompressParams {
+  readonly cname: Cname;
+  /** 0..9; 0 stores the data memcpyed. */
+  readonly clevel: number;
+  readonly shuffle: ShuffleMode;
+  /** Element size in bytes (>= 1; values over 255 are recorded as 1). */
+  readonly typesize: number;
+  /** Forced block size, or 0 for c-blosc's automatic choice. */
+  readonly blocksize: number;
+}
+
+function fail(message: string, path: string | undefined): never {
+  throw new CodecError(`blosc: ${message}`, { path });
+}
+
+function u32(b: Uint8Array, i: number): number {
+  return (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24)) >>> 0;
+}
+
+function i32(b: Uint8Array, i: number): number {
+  return b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24);
+}
+
+function put32(b: Uint8Array, i: number, v: number): void {
+  b[i] = v;
+  b[i + 1] = v >>> 8;
+  b[i + 2] = v >>> 16;
+  b[i + 3] = v >>> 24;
+}
+
+/**
+ * Parses and validates the header of `bytes`. `decodedSize`, when given, is
+ * the largest uncompressed size the caller accepts. Throws {@link CodecError}
+ * naming the field when the header is malformed or inconsistent.
+ */
+export function parseHeader(bytes: Uint8Array, decodedSize?: number, path?: string): BloscHeader {
+  if (bytes.length < HEADER_SIZE) {
+    fail(`chunk of ${bytes.length} bytes is shorter than the 16-byte header`, path);
+  }
+  const h: BloscHeader = {
+    version: bytes[0],
+    versionlz: bytes[1],
+    flags: bytes[2],
+    typesize: bytes[3],
+    nbytes: u32(bytes, 4),
+    blocksize: u32(bytes, 8),
+    cbytes: u32(bytes, 12),
+    format: bytes[2] >>> 5,
+  };
+  if (h.version !== VERSION_FORMAT) {
+    fail(`header version ${h.version} is not supported (Blosc 1 writes ${VERSION_FORMAT})`, path);
+  }
+  if (h.flags & FLAG_RESERVED) fail("header flag 0x08 (reserved) is set", path);
+  if (h.format > 4) fail(`unknown compressor format code ${h.format} in the header flags`, path);
+  if (h.typesize === 0) fail("header typesize is 0", path);
+  if (h.nbytes > MAX_BUFFER_SIZE) fail(`header nbytes ${h.nbytes} exceeds the Blosc limit`, path);
+  if (decodedSize !== undefined && h.nbytes > decodedSize) {
+    fail(`header nbytes ${h.nbytes} exceeds the expected decoded size ${decodedSize}`, path);
+  }
+  if (h.cbytes < HEADER_SIZE) fail(`header cbytes ${h.cbytes} is smaller than the header`, path);
+  if (h.cbytes > bytes.length) {
+    fail(`header cbytes ${h.cbytes} exceeds the chunk length ${bytes.length} (truncated?)`, path);
+  }
+  if (h.nbytes > 0 && h.blocksize === 0) fail("header blocksize is 0", path);
+  if (h.flags & FLAG_MEMCPYED && h.cbytes !== h.nbytes + HEADER_SIZE) {
+    fail(`memcpyed chunk has cbytes ${h.cbytes}, expected nbytes + 16 = ${h.nbytes + 16}`, path);
+  }
+  return h;
+}
+
+/** True when the chunk needs an inner engine to decode (not memcpyed, not empty). */
+export function needsEngine(h: BloscHeader): boolean {
+  return h.nbytes > 0 && (h.flags & FLAG_MEMCPYED) === 0;
+}
+
+/** c-blosc's `split_block` in its default "forward compat" mode. */
+function splitRule(format: number, typesize: number, blocksize: number): boolean {
+  return format !== FORMAT_CODES.zstd && typesize <= MAX_SPLITS && blocksize / typesize >= 128;
+}
+
+/** Streams per block as c-blosc >= 1.13 decides when decoding. */
+function decodeSplits(h: BloscHeader, leftover: boolean): number {
+  const split =
+    (h.flags & FLAG_DONT_SPLIT) === 0 &&
+    h.typesize <= MAX_SPLITS &&
+    h.blocksize / h.typesize >= 128 &&
+    !leftover;
+  return split ? h.typesize : 1;
+}
+
+/** The typesize c-blosc records for `typesize` (1 when over 255). */
+export function headerTypesize(typesize: number): number {
+  return typesize > MAX_TYPESIZE ? 1 : typesize;
+}
+
+/**
+ * c-blosc 1.x `compute_blocksize`: the block size used for `nbytes` bytes.
+ * `typesize` is the header typesize (see {@link headerTypesize}).
+ */
+export function computeBlocksize(
+  cname: Cname,
+  clevel: number,
+  typesize: number,
+  nbytes: number,
+  forced: number,
+): number {
+  if (nbytes < typesize) return 1;
+  const hcr = cname === "lz4hc" || cname === "zlib" || cname === "zstd";
+  let bs = nbytes;
+  if (forced > 0) {
+    bs = Math.min(Math.max(forced, MIN_BUFFER_SIZE), MAX_BLOCKSIZE);
+  } else if (nbytes >= L1) {
+    bs = hcr ? 2 * L1 : L1;
+    const scale = [0.25, 0.5, 1, 2, 4, 4, 8, 8, 8, 8][clevel] ?? 1;
+    bs *= scale;
+    if (clevel === 9 && hcr) bs *= 2;
+  }
+  if (clevel > 0 && splitRule(FORMAT_CODES[cname], typesize, bs)) {
+    bs = Math.min(bs, 1 << 18) * typesize;
+    bs = Math.min(Math.max(bs, 1 << 16), 1 << 20);
+  }
+  if (bs > nbytes) bs = nbytes;
+  if (bs > typesize) bs = Math.floor(bs / typesize) * typesize;
+  return bs;
+}
+
+function writeHeader(
+  out: Uint8Array,
+  flags: number,
+  typesize: number,
+  nbytes: number,
+  blocksize: number,
+  cbytes: number,
+): void {
+  out[0] = VERSION_FORMAT;
+  out[1] = 1;
+  out[2] = flags;
+  out[3] = typesize;
+  put32(out, 4, nbytes);
+  put32(out, 8, blocksize);
+  put32(out, 12, cbytes);
+}
+
+function memcpyed(src: Uint8Array, flags: number, typesize: number, blocksize: number) {
+  const out = new Uint8Array(src.length + HEADER_SIZE);
+  writeHeader(out, flags | FLAG_MEMCPYED, typesize, src.length, blocksize, out.length);
+  out.set(src, HEADER_SIZE);
+  return out;
+}
+
+type Maybe<T> = T | Promise<T>;
+
+/** A (de)compression in progress: yields inner engine calls, receives their results. */
+export type FrameJob<R> = Generator<Maybe<unknown>, R, unknown>;
+
+/**
+ * Compresses `src` into one Blosc 1 chunk, as c-blosc would lay it out
+ * (header fields, block size, splits, memcpyed fallback). Drive it with
+ * {@link runSync} or {@link runAsync}.
+ */
+export function* compressGen(
+  src: Uint8Array,
+  params: CompressParams,
+  engine: BlockEngine,
+  path?: string,
+): FrameJob<Uint8Array> {
+  const nbytes = src.length;
+  if (nbytes > MAX_BUFFER_SIZE) fail(`input of ${nbytes} bytes exceeds the Blosc limit`, path);
+  const ts = headerTypesize(params.typesize);
+  const format = FORMAT_CODES[params.cname];
+  const blocksize = computeBlocksize(params.cname, params.clevel, ts, nbytes, params.blocksize);
+  let flags = format << 5;
+  if (params.shuffle === 1) flags |= FLAG_SHUFFLE;
+  if (params.shuffle === 2) flags |= FLAG_BITSHUFFLE;
+  const split = splitRule(format, ts, blocksize);
+  if (!split) flags |= FLAG_DONT_SPLIT;
+  if (params.clevel === 0 || nbytes < MIN_BUFFER_SIZE) return memcpyed(src, flags, ts, blocksize);
+
+  const nblocks = Math.ceil(nbytes / blocksize);
+  const leftover = nbytes % blocksize;
+  const maxOut = nbytes + HEADER_SIZE;
+  let pos = HEADER_SIZE + 4 * nblocks;
+  if (pos > maxOut) return memcpyed(src, flags, ts, blocksize);
+  const out = new Uint8Array(maxOut);
+  const byteShuffle = params.shuffle === 1 && ts > 1;
+  const bitShuffle = params.shuffle === 2;
+  const tmp = byteShuffle || bitShuffle ? new Uint8Array(blocksize) : null;
+
+  for (let b = 0; b < nblocks; b++) {
+    const isLeftover = b === nblocks - 1 && leftover > 0;
+    const bsize = isLeftover ? leftover : blocksize;
+    const start = b * blocksize;
+    put32(out, HEADER_SIZE + 4 * b, pos);
+    let block: Uint8Array;
+    if (tmp !== null) {
+      if (byteShuffle) shuffle(ts, src, start, tmp, 0, bsize);
+      else if (bsize >= ts) bitshuffle(ts, src, start, tmp, 0, bsize);
+      else tmp.set(src.subarray(start, start + bsize));
+      block = tmp.subarray(0, bsize);
+    } else {
+      block = src.subarray(start, start + bsize);
+    }
+    const nsplits = split && !isLeftover ? ts : 1;
+    const neblock = bsize / nsplits;
+    for (let j = 0; j < nsplits; j++) {
+      const stream = block.subarray(j * neblock, (j + 1) * neblock);
+      const packed = (yield engine.compress(stream)) as Uint8Array | null;
+      const raw = packed === null || packed.length >= neblock;
+      const len = raw ? neblock : packed.length;
+      // Incompressible overall: c-blosc falls back to a memcpyed chunk.
+      if (pos + 4 + len > maxOut) return memcpyed(src, flags, ts, blocksize);
+      put32(out, pos, len);
+      out.set(raw ? stream : packed, pos + 4);
+      pos += 4 + len;
+    }
+  }
+  writeHeader(out, flags, ts, nbytes, blocksize, pos);
+  return out.slice(0, pos);
+}
+
+/**
+ * Decompresses the chunk `src` whose header `h` was parsed (and validated
+ * against the expected size) by {@link parseHeader}. `engine` decodes the
+ * header's format; it is not used for memcpyed or empty chunks. Every offset
+ * and length is checked against the chunk before use.
+ */
+export function* decompressGen(
+  src: Uint8Array,
+  h: BloscHeader,
+  engine: BlockEngine | undefined,
+  path?: string,
+): FrameJob<Uint8Array> {
+  const { nbytes, blocksize, cbytes, typesize: ts } = h;
+  if (nbytes === 0) return new Uint8Array(0);
+  if (h.flags & FLAG_MEMCPYED) return src.slice(HEADER_SIZE, HEADER_SIZE + nbytes);
+  if (engine === undefined) fail("no engine for the chunk's compressor", path);
+  const nblocks = Math.ceil(nbytes / blocksize);
+  const dataStart = HEADER_SIZE + 4 * nblocks;
+  if (dataStart > cbytes) {
+    fail(`${nblocks} block offsets do not fit in a chunk of ${cbytes} bytes`, path);
+  }
+  const leftover = nbytes % blocksize;
+  const byteShuffle = (h.flags & FLAG_SHUFFLE) !== 0 && ts > 1;
+  const bitShuffle = !byteShuffle && (h.flags & FLAG_BITSHUFFLE) !== 0;
+  const out = new Uint8Array(nbytes);
+  const tmp = byteShuffle || bitShuffle ? new Uint8Array(Math.min(blocksize, nbytes)) : null;
+
+  for (let b = 0; b < nblocks; b++) {
+    const isLeftover = b === nblocks - 1 && leftover > 0;
+    const bsize = isLeftover ? leftover : blocksize;
+    const start = b * blocksize;
+    const nsplits = decodeSplits(h, isLeftover);
+    const neblock = Math.floor(bsize / nsplits);
+    if (neblock * nsplits !== bsize) {
+      fail(`block ${b} of ${bsize} bytes does not split into ${nsplits} streams`, path);
+    }
+    let pos = u32(src, HEADER_SIZE + 4 * b);
+    if (pos < dataStart || pos > cbytes) {
+      fail(`block ${b} offset ${pos} is outside the chunk data [${dataStart}, ${cbytes})`, path);
+    }
+    const target = tmp ?? out;
+    const base = tmp === null ? start : 0;
+    for (let j = 0; j < nsplits; j++) {
+      if (pos + 4 > cbytes) fail(`block ${b} stream ${j} header is past the chunk end`, path);
+      const csize = i32(src, pos);
+      pos += 4;
+      if (csize <= 0 || csize > cbytes - pos) {
+        fail(
+          `block ${b} stream ${j} size ${csize} is outside the chunk (${cbytes - pos} left)`,
+          path,
+        );
+      }
+      const stream = src.subarray(pos, pos + csize);
+      const dst = target.subarray(base + j * neblock, base + (j + 1) * neblock);
+      if (csize === neblock) dst.set(stream);
+      else yield engine.decompress(stream, dst);
+      pos += csize;
+    }
+    if (byteShuffle) unshuffle(ts, tmp!, 0, out, start, bsize);
+    else if (bitShuffle) {
+      if (bsize >= ts) bitunshuffle(ts, tmp!, 0, out, start, bsize);
+      else out.set(tmp!.subarray(0, bsize), start);
+    }
+  }
+  return out;
+}
+
+/** Runs a job whose engine calls are all synchronous. */
+export function runSync<R>(job: FrameJob<R>): R {
+  let step = job.next();
+  while (!step.done) {
+    if (step.value instanceof Promise) {
+      throw new CodecError("blosc: an asynchronous engine was used synchronously");
+    }
+    step = job.next(step.value);
+  }
+  return step.value;
+}
+
+/** Runs a job, awaiting engine calls that return promises. */
+export async function runAsync<R>(job: FrameJob<R>): Promise<R> {
+  let step = job.next();
+  while (!step.done) {
+    step = job.next(step.value instanceof Promise ? await step.value : step.value);
+  }
+  return step.value;
+}

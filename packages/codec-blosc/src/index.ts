@@ -1,0 +1,40 @@
+/**
+ * @zarr/codec-blosc: a pure-TypeScript Blosc 1 implementation (byte shuffle,
+ * bitshuffle, blosclz, lz4, lz4hc, snappy; zlib and zstd through
+ * @zarr/codec-gzip and @zarr/codec-zstd), byte-compatible with c-blosc.
+ *
+ * Importing this module registers nothing; import `@zarr/codec-blosc/register`
+ * or call `registerCodec` with {@link bloscCodecFactory} yourself.
+ *
+ * @packageDocumentation
+ */
+
+export { bloscCompress, bloscCompressSync, bloscDecompress, bloscDecompressSync } from "./api.js";
+export {
+  BloscCodec,
+  type BloscCodecName,
+  type BloscConfig,
+  bloscCodecFactory,
+  numcodecsBloscCodecFactory,
+  parseBloscConfig,
+  type ShuffleName,
+} from "./codec.js";
+export {
+  type BlockEngine,
+  builtinEngine,
+  CNAMES,
+  type Cname,
+  codecEngine,
+  FORMAT_CODES,
+  FORMAT_NAMES,
+} from "./engines.js";
+export {
+  type BloscHeader,
+  type CompressParams,
+  computeBlocksize,
+  HEADER_SIZE,
+  MAX_BUFFER_SIZE,
+  parseHeader,
+  type ShuffleMode,
+} from "./frame.js";
+export { bitshuffle, bitunshuffle, shuffle, unshuffle } from "./shuffle.js";
