@@ -128,6 +128,19 @@ describe("normalizeSelection", () => {
     expect(normalizeSelection([true, false, true], [3, 4]).shape).toEqual([2, 4]);
   });
 
+  it("hints at wrapping when a number list was meant as an index array", () => {
+    expect(() => normalizeSelection([0, 2, 3], [5])).toThrow(
+      /wrap an index array: \[\[i, j, \.\.\.\]\]/,
+    );
+  });
+
+  it("accepts plain {start, stop, step} objects as slices", () => {
+    expect(normalizeSelection([{ start: null, stop: 2, step: null } as Slice], [5]).shape).toEqual([
+      2,
+    ]);
+    expect(() => normalizeSelection([{ start: 0 } as never], [5])).toThrow(/entry 0 is not/);
+  });
+
   it("accepts integer index arrays (negative, repeated, unordered, bigint) and checks bounds", () => {
     const d = normalizeSelection([null, [3, -1, 0, 0]], [2, 4]).dims[1];
     expect(d).toEqual({ kind: "points", indices: Int32Array.of(3, 3, 0, 0) });

@@ -48,7 +48,11 @@ export function normalizeSelection(
   const explicit = ellipsisAt >= 0 ? items.length - 1 : items.length;
   if (explicit > ndim) {
     throw new IndexError(
-      `${where(path)}too many indices: the selection has ${explicit} entries but the array has ${ndim} dimension${ndim === 1 ? "" : "s"}`,
+      `${where(path)}too many indices: the selection has ${explicit} entries but the array has ${ndim} dimension${ndim === 1 ? "" : "s"}${
+        items.every((v) => typeof v === "number")
+          ? " (a list of numbers selects one integer per dimension; wrap an index array: [[i, j, ...]])"
+          : ""
+      }`,
       { path },
     );
   }
@@ -86,6 +90,20 @@ function isIndexArray(v: unknown): boolean {
   );
 }
 
+/**
+ * A {@link Slice}, or a plain `{start, stop, step}` object (so that slices made
+ * by another copy of this package, or by hand, work too).
+ */
+function isSlice(v: unknown): v is Slice {
+  if (v instanceof Slice) return true;
+  if (typeof v !== "object" || v === null || Array.isArray(v) || ArrayBuffer.isView(v)) {
+    return false;
+  }
+  const o = v as Record<string, unknown>;
+  const ok = (x: unknown) => x === null || typeof x === "number";
+  return ok(o.start) && ok(o.stop) && ok(o.step);
+}
+
 /** Splits a selection into its per-dimension list (before ellipsis expansion). */
 function toItems(selection: Selection, path: string | undefined): readonly unknown[] {
   if (selection === undefined || selection === null) return [];
@@ -95,15 +113,7 @@ function toItems(selection: Selection, path: string | undefined): readonly unkno
   if (list.length > 0 && list.every((v) => typeof v === "boolean")) return [list];
   for (let i = 0; i < list.length; i++) {
     const v = list[i];
-    if (
-      !(
-        v === null ||
-        v === ELLIPSIS ||
-        typeof v === "number" ||
-        v instanceof Slice ||
-        isIndexArray(v)
-      )
-    ) {
+    if (!(v === null || v === ELLIPSIS || typeof v === "number" || isSlice(v) || isIndexArray(v))) {
       throw new IndexError(
         `${where(path)}selection entry ${i} is not an integer, slice, null, "...", index array or boolean mask: ${describe(v)}`,
         { path },
@@ -130,7 +140,7 @@ function normalizeDim(
   if (typeof sel === "number") {
     return { kind: "int", index: wrapIndex(sel, len, d, path, "index") };
   }
-  if (sel instanceof Slice) return normalizeSlice(sel, len, d, path);
+  if (isSlice(sel)) return normalizeSlice(sel, len, d, path);
   if (isIndexArray(sel)) return normalizeArray(sel as ArrayLike<unknown>, len, d, path);
   throw new IndexError(
     `${where(path)}selection for dimension ${d} is not an integer, slice, null, index array or boolean mask: ${describe(sel)}`,

@@ -41,6 +41,7 @@ export function projectChunks(
       throw new IndexError(`chunk shape [${chunkShape.join(", ")}]: dimension ${d} must be >= 1`);
     }
   }
+  if (sel.shape.includes(0)) return [];
   const pieces: DimPiece[][] = [];
   for (let d = 0; d < ndim; d++) {
     const p = dimPieces(sel.dims[d], arrayShape[d], chunkShape[d]);
