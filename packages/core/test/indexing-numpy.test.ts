@@ -62,7 +62,7 @@ interface PyResult {
   err?: string;
 }
 
-const RUNS = 1500;
+const RUNS = 3000;
 
 /** A bare top-level `null` means "everything" (NumPy's `a[()]`), not `a[:]`. */
 function forNumpy(c: Case): Case {

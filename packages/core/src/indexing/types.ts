@@ -40,7 +40,8 @@ export function slice(a: number | null, b?: number | null, step?: number | null)
  * - a {@link Slice},
  * - `null` (the whole dimension),
  * - an integer index array (any order, repeats allowed, negative wrap),
- * - a boolean mask of exactly the dimension's length (selects the `true` positions).
+ * - a boolean mask of exactly the dimension's length (selects the `true` positions;
+ *   an empty JS array is an empty index array, never a mask).
  *
  * Index arrays select orthogonally: each one applies to its own dimension
  * independently (outer product, like zarr-python's `oindex`), never NumPy's
