@@ -13,7 +13,7 @@ import {
 } from "@zarr/codec-blosc/lz4";
 import { CodecError } from "@zarr/core";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 // Internal modules without a public entry point, tested directly.
 import {
   blosclzCompressBound,
