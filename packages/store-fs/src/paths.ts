@@ -1,0 +1,53 @@
+/**
+ * Mapping store keys to file paths under the store's root.
+ *
+ * @module
+ */
+
+import { isAbsolute, join, relative, sep } from "node:path";
+import { InvalidKeyError, validateKey } from "@zarr/core";
+
+/**
+ * File names starting with this are temporary files of in-progress (or
+ * crashed) writes: never listed, never readable as keys.
+ */
+export const TEMP_PREFIX = ".zarr-tmp.";
+
+/** True when a directory entry is a temporary file of a write. */
+export function isTempName(name: string): boolean {
+  return name.startsWith(TEMP_PREFIX);
+}
+
+/**
+ * The path of `key` under `root` (an absolute, normalized path). Validates the
+ * key, refuses names reserved for temporary files, and checks that the result
+ * is inside `root` (defence in depth: validation already rules out escapes).
+ */
+export function keyPath(root: string, key: string): string {
+  validateKey(key);
+  const segments = key.split("/");
+  if (isTempName(segments[segments.length - 1])) {
+    throw new InvalidKeyError(
+      `invalid store key ${JSON.stringify(key)}: names starting with "${TEMP_PREFIX}" are reserved for temporary files`,
+      { path: key },
+    );
+  }
+  return checkInside(root, join(root, ...segments), key);
+}
+
+/** The directory path of `prefix` (`""` or ending in `/`, already validated) under `root`. */
+export function prefixPath(root: string, prefix: string): string {
+  if (prefix === "") return root;
+  return checkInside(root, join(root, ...prefix.slice(0, -1).split("/")), prefix);
+}
+
+function checkInside(root: string, path: string, key: string): string {
+  const rel = relative(root, path);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+    throw new InvalidKeyError(
+      `invalid store key ${JSON.stringify(key)}: resolves outside the store root ${root}`,
+      { path: key },
+    );
+  }
+  return path;
+}
