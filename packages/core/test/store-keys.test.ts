@@ -58,6 +58,28 @@ describe("validateKey", () => {
     expect(() => validateKey(undefined as unknown as string)).toThrow("not a string");
   });
 
+  it("agrees with a straightforward reference definition (property)", () => {
+    const reference = (key: string) =>
+      key.length > 0 &&
+      !key.startsWith("/") &&
+      !key.endsWith("/") &&
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the rule under test
+      !/[\u0000-\u001f\\]/.test(key) &&
+      !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(key) &&
+      key.split("/").every((s) => s !== "" && s !== "." && s !== "..");
+    const text = fc.oneof(
+      fc.string({ unit: fc.constantFrom("a", "/", ".", "\\", "\0", "\ud800", "\udc00", " ") }),
+      fc.string({ unit: "binary" }),
+      fc.string({ unit: "grapheme" }),
+    );
+    fc.assert(
+      fc.property(text, (key) => {
+        expect(isValidKey(key)).toBe(reference(key));
+      }),
+      { seed: 42, numRuns: 5000 },
+    );
+  });
+
   it("a valid key joined under a root never leaves it (property)", () => {
     const segment = fc.oneof(
       fc.constantFrom(".", "..", "", "a", "..a", "a..", "\\", "/", "\0"),

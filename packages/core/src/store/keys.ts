@@ -12,25 +12,44 @@
 
 import { InvalidKeyError } from "../errors.js";
 
-/* biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point */
-const CONTROL_CHAR = /[\u0000-\u001f]/;
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Why `key` is not a valid store key, or `undefined` when it is. */
+/** Why `key` is not a valid store key, or `undefined` when it is. One pass, no allocation. */
 function keyProblem(key: string): string | undefined {
-  if (key.length === 0) return "key is empty";
-  if (key.startsWith("/")) return "key starts with '/'";
-  if (key.endsWith("/")) return "key ends with '/'";
-  if (key.includes("\\")) return "key contains a backslash";
-  const control = CONTROL_CHAR.exec(key);
-  if (control) {
-    const code = control[0].charCodeAt(0).toString(16).padStart(4, "0");
-    return `key contains the control character U+${code.toUpperCase()}`;
+  const n = key.length;
+  if (n === 0) return "key is empty";
+  if (key.charCodeAt(0) === SLASH) return "key starts with '/'";
+  if (key.charCodeAt(n - 1) === SLASH) return "key ends with '/'";
+  let segmentStart = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? key.charCodeAt(i) : SLASH;
+    if (c === SLASH) {
+      const problem = segmentProblem(key, segmentStart, i);
+      if (problem !== undefined) return problem;
+      segmentStart = i + 1;
+    } else if (c < 0x20) {
+      return `key contains the control character U+${c.toString(16).toUpperCase().padStart(4, "0")}`;
+    } else if (c === BACKSLASH) {
+      return "key contains a backslash";
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      // A high surrogate must be followed by a low one; a low one must follow a high one.
+      const next = i + 1 < n ? key.charCodeAt(i + 1) : 0;
+      if (c > 0xdbff || next < 0xdc00 || next > 0xdfff) {
+        return "key contains a lone UTF-16 surrogate";
+      }
+      i++;
+    }
   }
-  if (LONE_SURROGATE.test(key)) return "key contains a lone UTF-16 surrogate";
-  for (const segment of key.split("/")) {
-    if (segment === "") return "key contains an empty segment ('//')";
-    if (segment === "." || segment === "..") return `key contains a '${segment}' segment`;
+  return undefined;
+}
+
+const SLASH = 0x2f;
+const BACKSLASH = 0x5c;
+const DOT = 0x2e;
+
+function segmentProblem(key: string, start: number, end: number): string | undefined {
+  const length = end - start;
+  if (length === 0) return "key contains an empty segment ('//')";
+  if (length <= 2 && key.charCodeAt(start) === DOT && key.charCodeAt(end - 1) === DOT) {
+    return `key contains a '${key.slice(start, end)}' segment`;
   }
   return undefined;
 }
