@@ -84,7 +84,7 @@ for label, codec in [("gzip 1", numcodecs.GZip(1)), ("gzip 5", numcodecs.GZip(5)
 print(json.dumps(out))
 `;
 const all = new Uint8Array(CHUNKS * MiB);
-chunks.forEach((c, i) => all.set(c, i * MiB));
+for (const [i, c] of chunks.entries()) all.set(c, i * MiB);
 const py = spawnSync(python, ["-c", script], { input: all, maxBuffer: 1 << 26 });
 if (py.status === 0) rows.push(...JSON.parse(py.stdout.toString()));
 else console.warn(`numcodecs skipped: ${py.stderr}`);
