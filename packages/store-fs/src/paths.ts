@@ -32,7 +32,38 @@ export function keyPath(root: string, key: string): string {
       { path: key },
     );
   }
+  if (sep === "\\") {
+    for (const segment of segments) {
+      const problem = win32SegmentProblem(segment);
+      if (problem !== undefined) {
+        throw new InvalidKeyError(
+          `invalid store key ${JSON.stringify(key)} on Windows: ${problem}`,
+          {
+            path: key,
+          },
+        );
+      }
+    }
+  }
   return checkInside(root, join(root, ...segments), key);
+}
+
+const WIN32_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
+
+/**
+ * Why a key segment cannot be a file name on Windows (where it would name a
+ * device, an alternate data stream, or alias another key), or `undefined`.
+ */
+export function win32SegmentProblem(segment: string): string | undefined {
+  const bad = /[<>:"|?*]/.exec(segment);
+  if (bad) return `segment ${JSON.stringify(segment)} contains '${bad[0]}'`;
+  if (/[. ]$/.test(segment)) {
+    return `segment ${JSON.stringify(segment)} ends with a dot or space (Windows drops them)`;
+  }
+  if (WIN32_RESERVED.test(segment)) {
+    return `segment ${JSON.stringify(segment)} is a reserved device name`;
+  }
+  return undefined;
 }
 
 /** The directory path of `prefix` (`""` or ending in `/`, already validated) under `root`. */

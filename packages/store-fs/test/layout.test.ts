@@ -78,6 +78,16 @@ describe("FileSystemStore layout", () => {
     expect(await tree(root)).toEqual([]);
   });
 
+  it("set survives a concurrent erase pruning the directory it writes into", async () => {
+    const store = new FileSystemStore(root);
+    await store.set("d/k0", utf8("0"));
+    for (let i = 1; i <= 200; i++) {
+      // erase empties d/ and removes it while set is creating d/ and its temp file.
+      await Promise.all([store.set(`d/k${i}`, utf8(String(i))), store.erase(`d/k${i - 1}`)]);
+    }
+    expect(await tree(root)).toEqual(["d/", "d/k200"]);
+  });
+
   it("erasePrefix('') empties the root but keeps it", async () => {
     const store = new FileSystemStore(root);
     await store.set("a/b", utf8("1"));
