@@ -44,7 +44,15 @@ const MiB = 1 << 20;
 
 /**
  * Returns the conformance cases for a store. Framework-agnostic: each case is a
- * name and an async function that throws on failure.
+ * name and an async function that throws on failure. Each case creates its own
+ * store through `options.create` and uses it through {@link resolveStore}, so
+ * it checks the store together with core's validation and fallbacks.
+ *
+ * The suite never stores a key that is also a prefix of another key (both `a`
+ * and `a/b`), which file-system-like stores cannot represent and Zarr
+ * hierarchies never need. Byte ranges must be honoured by `get` (including
+ * zero-length ranges, which `has` uses); core rejects a store that returns
+ * more bytes than a range asked for.
  *
  * @example
  * // in a vitest (or jest, or node:test) file
