@@ -191,7 +191,7 @@ class Parser {
         return text.slice(start, pos);
       }
       if (c === 0x5c /* \ */) break;
-      if (c < 0x20) this.failInString(c, pos);
+      if (!(c >= 0x20)) this.failInString(c, pos); // also NaN at the end of input
       pos++;
     }
     const parts: string[] = [text.slice(start, pos)];
@@ -248,7 +248,7 @@ class Parser {
         chunkStart = pos;
         continue;
       }
-      if (c < 0x20) this.failInString(c, pos);
+      if (!(c >= 0x20)) this.failInString(c, pos); // also NaN at the end of input
       pos++;
     }
   }
