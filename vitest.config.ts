@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 // tests never run against a stale build (CLI tests use the built bin).
 export default defineConfig({
   resolve: { conditions: ["source"] },
+  ssr: { resolve: { conditions: ["source"], externalConditions: ["source"] } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     testTimeout: 60_000,

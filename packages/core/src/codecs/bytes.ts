@@ -56,7 +56,8 @@ export const bytesCodec: CodecFactory = {
     return {
       kind: "array_to_bytes",
       name: "bytes",
-      toJSON: () => (endian === undefined ? { name: "bytes" } : { name: "bytes", configuration: { endian } }),
+      toJSON: (): JsonObject =>
+        endian === undefined ? { name: "bytes" } : { name: "bytes", configuration: { endian } },
       validate: (spec) => void assertFixedSize(spec, path),
       encodedSize: (spec) => elementCount(spec.shape) * assertFixedSize(spec, path),
       encode(chunk: NDArray, spec: ChunkSpec) {

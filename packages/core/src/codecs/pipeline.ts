@@ -11,7 +11,9 @@ import { CodecError, MetadataError, throwIfAborted } from "../errors.js";
 import { codecRegistry } from "../registry/index.js";
 import { bytesCodec } from "./bytes.js";
 import { crc32cCodec } from "./crc32c.js";
+import { shardingCodec } from "./sharding.js";
 import { transposeCodec } from "./transpose.js";
+import { vlenBytesCodec, vlenUtf8Codec } from "./vlen.js";
 import type {
   ArrayToArrayCodec,
   ArrayToBytesCodec,
@@ -26,21 +28,36 @@ import type {
   NDArray,
 } from "./types.js";
 
-/** Codecs that core provides without registration. */
-const BUILTIN_CODECS: Readonly<Record<string, CodecFactory>> = {
-  bytes: bytesCodec,
-  transpose: transposeCodec,
-  crc32c: crc32cCodec,
-};
-
-/** Registers a codec as built in (used by core modules such as sharding). */
-export function addBuiltinCodec(name: string, factory: CodecFactory): void {
-  (BUILTIN_CODECS as Record<string, CodecFactory>)[name] = factory;
+/**
+ * Codecs that core provides without registration. A function rather than a
+ * table so that the import cycle with sharding (which builds inner pipelines)
+ * is only resolved at call time.
+ */
+function builtinCodec(name: string): CodecFactory | undefined {
+  switch (name) {
+    case "bytes":
+      return bytesCodec;
+    case "transpose":
+      return transposeCodec;
+    case "crc32c":
+      return crc32cCodec;
+    case "sharding_indexed":
+      return shardingCodec;
+    case "vlen-utf8":
+      return vlenUtf8Codec;
+    case "vlen-bytes":
+      return vlenBytesCodec;
+    default:
+      return undefined;
+  }
 }
 
-/** Finds the factory for `name`: built-ins first, then the codec registry. */
+/** Finds the factory for `name`: registered codecs first (so users can override), then built-ins. */
 export async function codecFactory(name: string, path: string): Promise<CodecFactory> {
-  return BUILTIN_CODECS[name] ?? (await codecRegistry.get(name, path));
+  if (codecRegistry.has(name)) return codecRegistry.get(name, path);
+  const builtin = builtinCodec(name);
+  if (builtin) return builtin;
+  return codecRegistry.get(name, path);
 }
 
 /** A `{name, configuration}` codec entry from metadata. */

@@ -29,8 +29,19 @@ export interface ChunkSpec {
   readonly fillValue: FillValue;
 }
 
+/** How partial decoders merge nearby byte ranges into one read. */
+export interface CoalesceOptions {
+  /** Ranges closer than this many bytes are read together (default 16 KiB). */
+  gap?: number;
+  /** A merged read never exceeds this many bytes (default 8 MiB). */
+  maxSize?: number;
+}
+
 /** Options passed to codec operations. */
-export interface CodecOptions extends StoreOptions {}
+export interface CodecOptions extends StoreOptions {
+  /** Range coalescing for partial reads (sharding). */
+  coalesce?: CoalesceOptions;
+}
 
 /** Common members of every codec. */
 interface CodecBase {
@@ -54,6 +65,8 @@ export interface ArrayToArrayCodec extends CodecBase {
  * decoders use it to fetch only what they need.
  */
 export interface ByteGetter {
+  /** Identifies the underlying value (e.g. store + key), so concurrent readers can share work. */
+  readonly cacheKey?: object | string;
   get(range?: ByteRange, options?: StoreOptions): Promise<Uint8Array | undefined>;
   getMany?(ranges: readonly ByteRange[], options?: StoreOptions): Promise<(Uint8Array | undefined)[]>;
 }

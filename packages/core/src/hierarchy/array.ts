@@ -8,10 +8,11 @@
 import type { ChunkGrid } from "../chunk-grid/regular.js";
 import type { ChunkKeyEncoding } from "../chunk-key/encodings.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
-import type { ChunkSpec, NDArray } from "../codecs/types.js";
+import type { ByteGetter, ChunkRegion, ChunkSpec, CoalesceOptions, NDArray } from "../codecs/types.js";
 import type { DataArray, DataType, FillValue, JsonObject, Scalar } from "../dtypes/types.js";
 import { IndexError, throwIfAborted, ValueError } from "../errors.js";
 import {
+  type Axis,
   type ChunkProjection,
   copyStrided,
   cStrides,
@@ -33,6 +34,8 @@ export interface GetOptions {
   signal?: AbortSignal;
   /** Chunks fetched and decoded at once (default 16). */
   concurrency?: number;
+  /** How partial reads of sharded chunks merge nearby byte ranges. */
+  coalesce?: CoalesceOptions;
 }
 
 /** Options of {@link ZarrArray.set}. */
@@ -221,18 +224,37 @@ export class ZarrArray {
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
       async (p: ChunkProjection) => {
-        const chunk = await this.getChunk(p.chunkCoords, options);
-        const outStridesHere = outStrides;
+        let chunk: NDArray | undefined;
+        let chunkSel = p.chunkSel;
+        if (!p.complete && this.#parts.codecs.supportsPartialDecode) {
+          // Read only the part of the chunk the selection needs (e.g. inner chunks of a shard).
+          const region = boundingRegion(p.chunkSel);
+          chunk = await this.#parts.codecs.decodePartial(this.#byteGetter(p.chunkCoords), region, options);
+          chunkSel = shiftSelection(p.chunkSel, region);
+        } else {
+          chunk = await this.getChunk(p.chunkCoords, options);
+        }
         if (chunk === undefined) {
-          fillStrided(out, 0, p.outAxes, outStridesHere, fill, width);
+          fillStrided(out, 0, p.outAxes, outStrides, fill, width);
           return;
         }
-        const src = resolveAxes(p.chunkSel, chunk.stride.length ? chunk.stride : chunkStrides);
-        copyStrided(chunk.data, src.offset, src.axes, src.strides, out, 0, p.outAxes, outStridesHere, width);
+        const src = resolveAxes(chunkSel, chunk.stride.length ? chunk.stride : chunkStrides);
+        copyStrided(chunk.data, src.offset, src.axes, src.strides, out, 0, p.outAxes, outStrides, width);
       },
       options.signal,
     );
     return { data: out, shape: outShape, stride: outStrides, dataType };
+  }
+
+  /** Ranged access to one stored chunk, for partial decoders. */
+  #byteGetter(coords: readonly number[]): ByteGetter {
+    const key = this.chunkKey(coords);
+    const store = this.store;
+    return {
+      cacheKey: key,
+      get: (range, options) => store.get(key, range, options),
+      getMany: (ranges, options) => store.getPartialValues(ranges.map((range) => ({ key, range })), options),
+    };
   }
 
   /** One element of the fill value as a 1-element data array. */
@@ -399,6 +421,34 @@ export class ZarrArray {
       if (coords && coords.every((c, i) => c < grid[i])) yield { key, coords };
     }
   }
+}
+
+/** The smallest box (per dimension [start, stop)) holding every selected element of a chunk. */
+function boundingRegion(sel: readonly (number | Axis)[]): ChunkRegion {
+  return sel.map((s): readonly [number, number] => {
+    if (typeof s === "number") return [s, s + 1];
+    if ("indices" in s) {
+      let lo = Number.POSITIVE_INFINITY;
+      let hi = Number.NEGATIVE_INFINITY;
+      for (const i of s.indices) {
+        if (i < lo) lo = i;
+        if (i > hi) hi = i;
+      }
+      return [lo, hi + 1];
+    }
+    const last = s.start + (s.count - 1) * s.step;
+    return s.step > 0 ? [s.start, last + 1] : [last, s.start + 1];
+  });
+}
+
+/** Re-bases a chunk selection onto a region starting at `region[d][0]`. */
+function shiftSelection(sel: readonly (number | Axis)[], region: ChunkRegion): (number | Axis)[] {
+  return sel.map((s, d) => {
+    const lo = region[d][0];
+    if (typeof s === "number") return s - lo;
+    if ("indices" in s) return { indices: s.indices.map((i) => i - lo) };
+    return { start: s.start - lo, step: s.step, count: s.count };
+  });
 }
 
 /** Every coordinate of a grid in C order. */

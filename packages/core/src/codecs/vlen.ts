@@ -1,0 +1,93 @@
+/**
+ * `vlen-utf8` and `vlen-bytes` (array -> bytes, zarr-extensions): a u32le
+ * element count, then for each element a u32le byte length and the bytes.
+ * For the `string` and `bytes` data types.
+ *
+ * @module
+ */
+
+import { CodecError } from "../errors.js";
+import { cStrides } from "../indexing/index.js";
+import type { ArrayToBytesCodec, ChunkSpec, CodecFactory, NDArray } from "./types.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function elementCount(shape: readonly number[]): number {
+  return shape.reduce((a, b) => a * b, 1);
+}
+
+function vlenCodec(name: "vlen-utf8" | "vlen-bytes", kind: "string" | "bytes"): CodecFactory {
+  return {
+    kind: "array_to_bytes",
+    fromConfig(_configuration, context): ArrayToBytesCodec {
+      const path = context.path;
+      const validate = (spec: ChunkSpec) => {
+        if (spec.dataType.kind !== kind) {
+          throw new CodecError(`${path}: ${name} encodes the ${kind} data type, not ${spec.dataType.name}`, {
+            path,
+          });
+        }
+      };
+      validate(context.spec);
+      return {
+        kind: "array_to_bytes",
+        name,
+        toJSON: () => ({ name }),
+        validate,
+        encode(chunk: NDArray) {
+          const items =
+            kind === "string"
+              ? (chunk.data as string[]).map((s) => encoder.encode(s))
+              : (chunk.data as Uint8Array[]);
+          let total = 4;
+          for (const b of items) total += 4 + b.length;
+          const out = new Uint8Array(total);
+          const view = new DataView(out.buffer);
+          view.setUint32(0, items.length, true);
+          let pos = 4;
+          for (const b of items) {
+            view.setUint32(pos, b.length, true);
+            out.set(b, pos + 4);
+            pos += 4 + b.length;
+          }
+          return out;
+        },
+        decode(bytes: Uint8Array, spec: ChunkSpec): NDArray {
+          const n = elementCount(spec.shape);
+          const fail = (why: string) => new CodecError(`${path}: ${name}: ${why}`, { path });
+          if (bytes.length < 4) throw fail(`${bytes.length} bytes is too short for the element count`);
+          const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+          const count = view.getUint32(0, true);
+          if (count !== n) throw fail(`chunk holds ${count} elements, expected ${n}`);
+          const out: (string | Uint8Array)[] = new Array(n);
+          let pos = 4;
+          for (let i = 0; i < n; i++) {
+            if (pos + 4 > bytes.length) throw fail(`truncated at element ${i}`);
+            const len = view.getUint32(pos, true);
+            pos += 4;
+            if (len > bytes.length - pos) throw fail(`element ${i} claims ${len} bytes, ${bytes.length - pos} remain`);
+            const item = bytes.subarray(pos, pos + len);
+            if (kind === "string") {
+              try {
+                out[i] = decoder.decode(item);
+              } catch {
+                throw fail(`element ${i} is not valid UTF-8`);
+              }
+            } else {
+              out[i] = item.slice();
+            }
+            pos += len;
+          }
+          if (pos !== bytes.length) throw fail(`${bytes.length - pos} trailing bytes after ${n} elements`);
+          return { data: out as string[] | Uint8Array[], shape: spec.shape, stride: cStrides(spec.shape), dataType: spec.dataType };
+        },
+      };
+    },
+  };
+}
+
+/** `vlen-utf8`: arrays of the `string` data type. */
+export const vlenUtf8Codec: CodecFactory = vlenCodec("vlen-utf8", "string");
+/** `vlen-bytes`: arrays of the `bytes` data type. */
+export const vlenBytesCodec: CodecFactory = vlenCodec("vlen-bytes", "bytes");
