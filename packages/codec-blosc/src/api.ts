@@ -34,7 +34,7 @@ export function bloscCompressSync(src: Uint8Array, params: CompressParams): Uint
     params.clevel === 0 || src.length < 128
       ? builtin("lz4", 1)
       : builtin(params.cname, params.clevel);
-  return runSync(compressGen(src, params, engine));
+  return runSync(compressGen(src, params, engine, undefined, true));
 }
 
 /**
@@ -44,7 +44,7 @@ export function bloscCompressSync(src: Uint8Array, params: CompressParams): Uint
 export function bloscDecompressSync(src: Uint8Array, decodedSize?: number): Uint8Array {
   const header = parseHeader(src, decodedSize);
   const engine = needsEngine(header) ? builtin(FORMAT_NAMES[header.format], 5) : undefined;
-  return runSync(decompressGen(src, header, engine));
+  return runSync(decompressGen(src, header, engine, undefined, true));
 }
 
 /** Compresses `src`; `engine` is required for zlib and zstd (see `codecEngine`). */

@@ -14,6 +14,7 @@
  */
 
 import { CodecError } from "@zarr/core";
+import { copyMatch } from "./lz4.js";
 
 const MAX_NEAR = 8191;
 const MAX_FAR = 8192 + 65535;
@@ -169,13 +170,7 @@ export function blosclzDecompressInto(src: Uint8Array, dst: Uint8Array, path?: s
       }
       if (dist > op) fail("match distance before the start of the output");
       if (len > oend - op) fail("match past the output size");
-      let from = op - dist;
-      if (dist >= len && len > 32) {
-        dst.copyWithin(op, from, from + len);
-        op += len;
-      } else {
-        for (const e = op + len; op < e; ) dst[op++] = dst[from++];
-      }
+      op = copyMatch(dst, op, dist, len);
     }
     if (ip >= iend) return op;
     ctrl = src[ip++];

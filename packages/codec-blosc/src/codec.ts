@@ -114,14 +114,14 @@ export class BloscCodec implements BytesToBytesCodec {
     const path = this.context.path;
     // Memcpyed chunks need no engine: answer them without loading zlib/zstd.
     if (clevel === 0 || bytes.length < 128) {
-      return runSync(compressGen(bytes, params, NO_ENGINE, path));
+      return runSync(compressGen(bytes, params, NO_ENGINE, path, true));
     }
     const engine = this.#engine(cname, clevel);
     if (engine instanceof Promise) {
       return engine.then((e) => runAsync(compressGen(bytes, params, e, path)));
     }
-    const job = compressGen(bytes, params, engine, path);
-    return engine.sync ? runSync(job) : runAsync(job);
+    if (engine.sync) return runSync(compressGen(bytes, params, engine, path, true));
+    return runAsync(compressGen(bytes, params, engine, path));
   }
 
   /**
@@ -136,8 +136,8 @@ export class BloscCodec implements BytesToBytesCodec {
     if (engine instanceof Promise) {
       return engine.then((e) => runAsync(decompressGen(bytes, header, e, path)));
     }
-    const job = decompressGen(bytes, header, engine, path);
-    return engine.sync ? runSync(job) : runAsync(job);
+    if (engine.sync) return runSync(decompressGen(bytes, header, engine, path, true));
+    return runAsync(decompressGen(bytes, header, engine, path));
   }
 }
 

@@ -207,19 +207,32 @@ function memcpyed(src: Uint8Array, flags: number, typesize: number, blocksize: n
 
 type Maybe<T> = T | Promise<T>;
 
+// Reusable work buffers for jobs driven by runSync, which cannot interleave.
+// Slot 0: the shuffle buffer of a block; slot 1: the compressed output.
+const pool: Uint8Array[] = [new Uint8Array(0), new Uint8Array(0)];
+
+/** A work buffer of `n` bytes: pooled for synchronous jobs, fresh otherwise. */
+function workBuffer(slot: 0 | 1, n: number, pooled: boolean): Uint8Array {
+  if (!pooled) return new Uint8Array(n);
+  if (pool[slot].length < n) pool[slot] = new Uint8Array(Math.max(n, 2 * pool[slot].length));
+  return pool[slot].subarray(0, n);
+}
+
 /** A (de)compression in progress: yields inner engine calls, receives their results. */
 export type FrameJob<R> = Generator<Maybe<unknown>, R, unknown>;
 
 /**
  * Compresses `src` into one Blosc 1 chunk, as c-blosc would lay it out
  * (header fields, block size, splits, memcpyed fallback). Drive it with
- * {@link runSync} or {@link runAsync}.
+ * {@link runSync} or {@link runAsync}; `pooled` (reuse module work buffers)
+ * is only safe with {@link runSync} and a synchronous engine.
  */
 export function* compressGen(
   src: Uint8Array,
   params: CompressParams,
   engine: BlockEngine,
   path?: string,
+  pooled = false,
 ): FrameJob<Uint8Array> {
   const nbytes = src.length;
   if (nbytes > MAX_BUFFER_SIZE) fail(`input of ${nbytes} bytes exceeds the Blosc limit`, path);
@@ -238,10 +251,10 @@ export function* compressGen(
   const maxOut = nbytes + HEADER_SIZE;
   let pos = HEADER_SIZE + 4 * nblocks;
   if (pos > maxOut) return memcpyed(src, flags, ts, blocksize);
-  const out = new Uint8Array(maxOut);
+  const out = workBuffer(1, maxOut, pooled);
   const byteShuffle = params.shuffle === 1 && ts > 1;
   const bitShuffle = params.shuffle === 2;
-  const tmp = byteShuffle || bitShuffle ? new Uint8Array(blocksize) : null;
+  const tmp = byteShuffle || bitShuffle ? workBuffer(0, blocksize, pooled) : null;
 
   for (let b = 0; b < nblocks; b++) {
     const isLeftover = b === nblocks - 1 && leftover > 0;
@@ -279,13 +292,15 @@ export function* compressGen(
  * Decompresses the chunk `src` whose header `h` was parsed (and validated
  * against the expected size) by {@link parseHeader}. `engine` decodes the
  * header's format; it is not used for memcpyed or empty chunks. Every offset
- * and length is checked against the chunk before use.
+ * and length is checked against the chunk before use. `pooled` as for
+ * {@link compressGen}.
  */
 export function* decompressGen(
   src: Uint8Array,
   h: BloscHeader,
   engine: BlockEngine | undefined,
   path?: string,
+  pooled = false,
 ): FrameJob<Uint8Array> {
   const { nbytes, blocksize, cbytes, typesize: ts } = h;
   if (nbytes === 0) return new Uint8Array(0);
@@ -300,7 +315,7 @@ export function* decompressGen(
   const byteShuffle = (h.flags & FLAG_SHUFFLE) !== 0 && ts > 1;
   const bitShuffle = !byteShuffle && (h.flags & FLAG_BITSHUFFLE) !== 0;
   const out = new Uint8Array(nbytes);
-  const tmp = byteShuffle || bitShuffle ? new Uint8Array(Math.min(blocksize, nbytes)) : null;
+  const tmp = byteShuffle || bitShuffle ? workBuffer(0, Math.min(blocksize, nbytes), pooled) : null;
 
   for (let b = 0; b < nblocks; b++) {
     const isLeftover = b === nblocks - 1 && leftover > 0;

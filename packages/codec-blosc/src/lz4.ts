@@ -196,38 +196,73 @@ export function lz4CompressHCInto(src: Uint8Array, dst: Uint8Array, dstOff = 0, 
   const head = hcHead;
   const chain = hcChain;
   head.fill(-1);
-  const shift = 32 - HC_HASH_LOG;
   const maxAttempts = 1 << (Math.max(1, Math.min(12, level | 0)) - 1);
   const mfLimit = n - MF_LIMIT;
   const matchLimit = n - LAST_LITERALS;
-  let nextToInsert = 0;
-
-  // Inserts all positions up to (excluding) `ip` into the chains.
-  const insertUpTo = (ip: number): void => {
-    while (nextToInsert < ip) {
-      const h = Math.imul(read32(src, nextToInsert), 0x9e3779b1) >>> shift;
-      chain[nextToInsert & (HC_WINDOW - 1)] = head[h];
-      head[h] = nextToInsert;
-      nextToInsert++;
+  const hc = new HashChain(src, head, chain, maxAttempts, matchLimit);
+  let anchor = 0;
+  let ip = 0;
+  while (ip <= mfLimit) {
+    let len = hc.find(ip);
+    if (len < MIN_MATCH) {
+      // Step faster through literal runs: incompressible data stays cheap.
+      ip += 1 + ((ip - anchor) >>> 7);
+      continue;
     }
-  };
+    let ref = hc.ref;
+    // Lazy step: prefer a longer match starting one byte later.
+    while (ip + 1 <= mfLimit && len < 64) {
+      const len2 = hc.find(ip + 1);
+      if (len2 <= len + 1) break;
+      ip++;
+      len = len2;
+      ref = hc.ref;
+    }
+    op = writeSequence(src, anchor, ip, dst, op, ip - ref, len);
+    ip += len;
+    anchor = ip;
+  }
+  op = writeSequence(src, anchor, n, dst, op, 0, 0);
+  return op - dstOff;
+}
 
-  let bestRef = 0;
-  // Longest match at `ip` (0 when none of at least MIN_MATCH); sets bestRef.
-  const findBest = (ip: number): number => {
-    insertUpTo(ip);
+/** The match finder of {@link lz4CompressHCInto}: hash heads and a 64 KiB chain window. */
+class HashChain {
+  /** Start of the best match found by the last {@link HashChain.find}. */
+  ref = 0;
+  #next = 0;
+
+  constructor(
+    readonly src: Uint8Array,
+    readonly head: Int32Array,
+    readonly chain: Int32Array,
+    readonly maxAttempts: number,
+    readonly matchLimit: number,
+  ) {}
+
+  /** Length of the longest match at `ip` (0 when under MIN_MATCH); sets `ref`. */
+  find(ip: number): number {
+    const { src, head, chain } = this;
+    const shift = 32 - HC_HASH_LOG;
+    for (let p = this.#next; p < ip; p++) {
+      const h = Math.imul(read32(src, p), 0x9e3779b1) >>> shift;
+      chain[p & (HC_WINDOW - 1)] = head[h];
+      head[h] = p;
+    }
+    if (this.#next < ip) this.#next = ip;
     const seq = read32(src, ip);
     let ref = head[Math.imul(seq, 0x9e3779b1) >>> shift];
     let best = 0;
-    let attempts = maxAttempts;
-    const maxLen = matchLimit - ip;
+    let attempts = this.maxAttempts;
+    const maxLen = this.matchLimit - ip;
     while (ref >= 0 && ip - ref <= MAX_DISTANCE && attempts-- > 0) {
       if (src[ref + best] === src[ip + best] && read32(src, ref) === seq) {
         let len = MIN_MATCH;
+        while (len + 4 <= maxLen && read32(src, ref + len) === read32(src, ip + len)) len += 4;
         while (len < maxLen && src[ref + len] === src[ip + len]) len++;
         if (len > best) {
           best = len;
-          bestRef = ref;
+          this.ref = ref;
           if (len >= maxLen) break;
         }
       }
@@ -236,34 +271,41 @@ export function lz4CompressHCInto(src: Uint8Array, dst: Uint8Array, dstOff = 0, 
       ref = next;
     }
     return best;
-  };
-
-  let anchor = 0;
-  let ip = 0;
-  while (ip <= mfLimit) {
-    let len = findBest(ip);
-    if (len < MIN_MATCH) {
-      ip++;
-      continue;
-    }
-    let ref = bestRef;
-    // Lazy step: prefer a longer match starting one byte later.
-    while (ip + 1 <= mfLimit) {
-      const len2 = findBest(ip + 1);
-      if (len2 > len + 1) {
-        ip++;
-        len = len2;
-        ref = bestRef;
-      } else {
-        break;
-      }
-    }
-    op = writeSequence(src, anchor, ip, dst, op, ip - ref, len);
-    ip += len;
-    anchor = ip;
   }
-  op = writeSequence(src, anchor, n, dst, op, 0, 0);
-  return op - dstOff;
+}
+
+/**
+ * Copies a `len`-byte match from `dist` bytes back (overlap allowed: the copy
+ * repeats the last `dist` bytes). Long copies go through `copyWithin` /
+ * `fill`, doubling the copied span for short distances. Returns the new
+ * output position. Callers have checked `dist <= op` and `op + len <= dst.length`.
+ */
+export function copyMatch(dst: Uint8Array, op: number, dist: number, len: number): number {
+  const end = op + len;
+  if (len <= 32) {
+    for (let from = op - dist; op < end; ) dst[op++] = dst[from++];
+    return end;
+  }
+  if (dist >= len) {
+    dst.copyWithin(op, op - dist, op - dist + len);
+    return end;
+  }
+  if (dist === 1) {
+    dst.fill(dst[op - 1], op, end);
+    return end;
+  }
+  // Periodic with period dist: copy one period, then double the span.
+  const start = op - dist;
+  dst.copyWithin(op, start, op);
+  let span = 2 * dist;
+  op += dist;
+  while (op < end) {
+    const n = Math.min(span, end - op);
+    dst.copyWithin(op, start, start + n);
+    op += n;
+    span *= 2;
+  }
+  return end;
 }
 
 /**
@@ -318,13 +360,7 @@ export function lz4DecompressInto(src: Uint8Array, dst: Uint8Array, path?: strin
     }
     len += MIN_MATCH;
     if (len > oend - op) fail("match runs past the output size");
-    let from = op - offset;
-    if (offset >= len && len > 32) {
-      dst.copyWithin(op, from, from + len);
-      op += len;
-    } else {
-      for (const e = op + len; op < e; ) dst[op++] = dst[from++];
-    }
+    op = copyMatch(dst, op, offset, len);
     // A block must end with a literals-only sequence.
     if (ip === iend) fail("block ends with a match");
   }
