@@ -213,7 +213,11 @@ export function resolveDataType(json: JsonValue, path: string): DataType {
     throw new MetadataError(`${path}: data type "${name}" takes no configuration`, { path });
   }
   const registered = dataTypeRegistry.getSync(name);
-  if (!registered) throw dataTypeRegistry.notRegistered(name, path);
+  if (!registered) {
+    const error = dataTypeRegistry.notRegistered(name, path);
+    error.message = `${path}: ${error.message}`;
+    throw error;
+  }
   // A registered object that is also a DataTypeResolver handles its configuration
   // (e.g. a datetime unit); the registry stores one object per name.
   const resolver = (registered as Partial<DataTypeResolver>).resolve;

@@ -127,7 +127,8 @@ function parseChunkGrid(value: JsonValue, shape: number[], doc: string): NamedCo
       throw fieldError(doc, `chunk_grid.configuration.${key}`, "unknown member");
   }
   const field = "chunk_grid.configuration.chunk_shape";
-  const chunkShape = expectArray(required(config, doc, field), doc, field);
+  if (config.chunk_shape === undefined) throw fieldError(doc, field, "required field is missing");
+  const chunkShape = expectArray(config.chunk_shape, doc, field);
   if (chunkShape.length !== shape.length) {
     throw fieldError(
       doc,
