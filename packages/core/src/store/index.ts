@@ -19,3 +19,4 @@ export {
 } from "./range.js";
 export { isResolvedStore, resolveStore } from "./resolve.js";
 export type * from "./types.js";
+export { CountingStore, type StoreCounts } from "./counting.js";
