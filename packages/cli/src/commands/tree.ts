@@ -1,4 +1,4 @@
-import { type HierarchyNode, open, resolveStore } from "@zarr/core";
+import { type HierarchyNode, NodeNotFoundError, open, resolveStore } from "@zarr/core";
 import { openStoreArg } from "../stores.js";
 
 function describe(node: HierarchyNode): string {
@@ -25,11 +25,20 @@ async function printChildren(
   out: (s: string) => void,
 ): Promise<void> {
   if (depth < 1) return;
-  const children = await group.children();
-  for (let i = 0; i < children.length; i++) {
-    const child = children[i];
-    const last = i === children.length - 1;
-    out(`${indent}${last ? "└── " : "├── "}${name(child)} ${describe(child)}`.trimEnd());
+  const names = await group.childNames();
+  for (let i = 0; i < names.length; i++) {
+    const last = i === names.length - 1;
+    const branch = `${indent}${last ? "└── " : "├── "}`;
+    let child: HierarchyNode;
+    try {
+      child = await group.get(names[i]);
+    } catch (e) {
+      // One unreadable node (e.g. an unregistered codec) must not hide the rest of the tree.
+      if (e instanceof NodeNotFoundError) continue;
+      out(`${branch}${names[i]} (cannot open: ${e instanceof Error ? e.message : String(e)})`);
+      continue;
+    }
+    out(`${branch}${name(child)} ${describe(child)}`.trimEnd());
     if (child.kind === "group") await printChildren(child, `${indent}${last ? "    " : "│   "}`, depth - 1, out);
   }
 }
