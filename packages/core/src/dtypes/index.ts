@@ -136,7 +136,7 @@ const BUILTINS: ReadonlyMap<string, DataType> = /* @__PURE__ */ new Map<string, 
 );
 
 const rawCache = new Map<number, RawDataType>();
-const RAW_NAME = /^r([1-9][0-9]*)$/;
+const RAW_NAME = /^r([0-9]+)$/;
 
 /**
  * The built-in data type called `name` (`"int16"`, `"r24"`, `"string"`, ...), or
@@ -148,7 +148,9 @@ export function getBuiltinDataType(name: string): DataType | undefined {
   const m = RAW_NAME.exec(name);
   if (!m) return undefined;
   const bits = Number(m[1]);
-  if (bits % 8 !== 0 || bits > MAX_RAW_BITS) return undefined;
+  if (String(bits) !== m[1] || bits === 0 || bits % 8 !== 0 || bits > MAX_RAW_BITS) {
+    return undefined;
+  }
   let raw = rawCache.get(bits);
   if (!raw) {
     raw = new RawDataType(bits);
