@@ -428,7 +428,7 @@ const SAMPLES: Record<string, { np: string; values: JsonValue[] }> = {
   uint64: { np: "u8", values: ["0", "1", "72623859790382856", "18446744073709551615"] },
   float16: {
     np: "f2",
-    values: [0, "-0", 1, -2.5, 65504, 6.103515625e-5, 5.960464477539063e-8, "inf", "-inf"],
+    values: [0, "-0", 1, -2.5, 65504, 6.103515625e-5, 2 ** -24, "inf", "-inf"],
   },
   float32: {
     np: "f4",
