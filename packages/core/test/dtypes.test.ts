@@ -370,7 +370,7 @@ describe("toBytes / fromBytes", () => {
     const data = Int32Array.of(1, 2, 3);
     const bytes = t.toBytes!(data, true);
     expect(bytes.buffer).toBe(data.buffer);
-    const back = t.fromBytes!(bytes, 3, true);
+    const back = t.fromBytes!(bytes, 3, true) as Int32Array;
     expect(back.buffer).toBe(data.buffer);
     const unaligned = new Uint8Array(13).subarray(1);
     unaligned.set(bytes);
