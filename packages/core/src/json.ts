@@ -39,8 +39,19 @@ export function parseJson(input: string | Uint8Array, path: string): JsonValue {
     }
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  // Fast path: without a run of 16+ digits no integer can exceed 2^53, so the
+  // native parser is exact. Errors are re-derived by our parser for a good message.
+  if (!LONG_DIGIT_RUN.test(text)) {
+    try {
+      return JSON.parse(text) as JsonValue;
+    } catch {
+      // fall through: the scanner reports where and why
+    }
+  }
   return new Parser(text, path).parseDocument();
 }
+
+const LONG_DIGIT_RUN = /[0-9]{16}/;
 
 class Parser {
   pos = 0;

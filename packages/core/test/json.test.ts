@@ -88,6 +88,9 @@ describe("parseJson: like JSON.parse otherwise", () => {
     fc.assert(
       fc.property(fc.json(), (text) => {
         expect(unbig(parseJson(text, "x"))).toStrictEqual(JSON.parse(text));
+        // The same through the exact scanner (a long integer disables the fast path).
+        const forced = parseJson(`[${text}, 18446744073709551615]`, "x") as unknown[];
+        expect(unbig(forced[0])).toStrictEqual(JSON.parse(text));
       }),
       { seed: 42, numRuns: 500 },
     );
@@ -205,5 +208,13 @@ describe("parseJson performance", () => {
     );
     expect(Object.keys((parsed as { metadata: object }).metadata).length).toBe(i);
     expect(ms).toBeLessThan(1000);
+    // One integer beyond 2^53 forces the exact scanner over the whole document.
+    const exactText = text.replace('"n": 42', '"n": 18446744073709551615');
+    const t2 = performance.now();
+    const exact = parseJson(exactText, "zarr.json") as { metadata: Record<string, unknown> };
+    const exactMs = performance.now() - t2;
+    console.log(`parseJson (exact scanner): ${exactMs.toFixed(0)} ms`);
+    expect(Object.keys(exact.metadata).length).toBe(i);
+    expect(exactMs).toBeLessThan(1000);
   });
 });
