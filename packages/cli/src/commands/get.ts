@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import { openArray, parseSelection, resolveStore } from "@zarr/core";
+import { openArray, parseSelection, resolveStore, type Selection } from "@zarr/core";
 import { arrayJson } from "../format.js";
 import { openStoreArg } from "../stores.js";
 import { UsageError } from "../usage.js";
@@ -14,7 +14,12 @@ export async function get(
   if (!options.json && !options.out) throw new UsageError("zarr get needs --json or --out FILE");
   const store = resolveStore(await openStoreArg(storeArg));
   const array = await openArray(store, path);
-  const selection = options.select === undefined ? undefined : parseSelection(options.select);
+  let selection: Selection | undefined;
+  try {
+    selection = options.select === undefined ? undefined : parseSelection(options.select);
+  } catch (e) {
+    throw new UsageError(`--select: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const result = await array.get(selection);
   if (options.out) {
     if (!array.dataType.toBytes) {
