@@ -17,6 +17,14 @@ export function bytesOf(data: TypedArray): Uint8Array {
 export function byteSwapped(src: Uint8Array, size: number): Uint8Array {
   const n = src.length;
   const out = new Uint8Array(n);
+  if ((size === 4 || size === 8) && src.byteOffset % 4 === 0 && n % size === 0) {
+    swapWords(
+      new Uint32Array(src.buffer, src.byteOffset, n >>> 2),
+      new Uint32Array(out.buffer),
+      size,
+    );
+    return out;
+  }
   switch (size) {
     case 1:
       out.set(src);
@@ -53,6 +61,24 @@ export function byteSwapped(src: Uint8Array, size: number): Uint8Array {
       }
   }
   return out;
+}
+
+/** Word-wise swap of 4- or 8-byte groups (aligned input), much faster than bytes. */
+function swapWords(src: Uint32Array, dst: Uint32Array, size: 4 | 8): void {
+  const n = src.length;
+  if (size === 4) {
+    for (let i = 0; i < n; i++) {
+      const x = src[i];
+      dst[i] = ((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | (x >>> 24);
+    }
+    return;
+  }
+  for (let i = 0; i < n; i += 2) {
+    const a = src[i];
+    const b = src[i + 1];
+    dst[i] = ((b & 0xff) << 24) | ((b & 0xff00) << 8) | ((b >>> 8) & 0xff00) | (b >>> 24);
+    dst[i + 1] = ((a & 0xff) << 24) | ((a & 0xff00) << 8) | ((a >>> 8) & 0xff00) | (a >>> 24);
+  }
 }
 
 /**
@@ -127,8 +153,18 @@ export function matchesPattern(region: Uint8Array, pattern: Uint8Array): boolean
     if (period === 1) {
       const p = wordPattern[0];
       for (let w = 0; w < words; w++) if (u32[w] !== p) return false;
+    } else if (period === 2) {
+      const p0 = wordPattern[0];
+      const p1 = wordPattern[1];
+      let w = 0;
+      for (; w + 1 < words; w += 2) if (u32[w] !== p0 || u32[w + 1] !== p1) return false;
+      if (w < words && u32[w] !== p0) return false;
     } else {
-      for (let w = 0; w < words; w++) if (u32[w] !== wordPattern[w % period]) return false;
+      let w = 0;
+      for (; w + period <= words; w += period) {
+        for (let k = 0; k < period; k++) if (u32[w + k] !== wordPattern[k]) return false;
+      }
+      for (let k = 0; w < words; w++, k++) if (u32[w] !== wordPattern[k]) return false;
     }
     i += words * 4;
   }
