@@ -14,7 +14,7 @@
  */
 
 import { CodecError } from "@zarr/core";
-import { copyMatch } from "./lz4.js";
+import { copyBytes, copyMatch, viewOf } from "./bytes.js";
 
 const MAX_NEAR = 8191;
 const MAX_FAR = 8192 + 65535;
@@ -26,10 +26,6 @@ const table = new Int32Array(1 << MAX_HASH_LOG);
 /** The largest BloscLZ stream `n` input bytes can produce with this encoder. */
 export function blosclzCompressBound(n: number): number {
   return n + Math.ceil(n / 32) + 16;
-}
-
-function read32(a: Uint8Array, i: number): number {
-  return a[i] | (a[i + 1] << 8) | (a[i + 2] << 16) | (a[i + 3] << 24);
 }
 
 function writeLiterals(
@@ -87,9 +83,26 @@ export function blosclzCompressInto(
 ): number {
   const n = src.length;
   if (n < 16) return 0;
+  // Like c-blosc, probe the last quarter first and store the stream raw when
+  // it compresses less than the level asks for: far cheaper on noisy streams
+  // (e.g. the low mantissa bytes of shuffled floats), and faster to decode.
+  const probe = n >>> 2;
+  if (probe >= 16) {
+    const c = compressStream(src.subarray(n - probe), dst, dstOff, clevel);
+    if (probe < c * MIN_RATIO[Math.max(0, Math.min(9, clevel))]) return 0;
+  }
+  return compressStream(src, dst, dstOff, clevel);
+}
+
+/** Smallest probe compression ratio per clevel for the stream to be compressed. */
+const MIN_RATIO = [0, 2, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0];
+
+function compressStream(src: Uint8Array, dst: Uint8Array, dstOff: number, clevel: number): number {
+  const n = src.length;
   const hashLog = clevel < 3 ? 12 : clevel < 6 ? 13 : MAX_HASH_LOG;
   const shift = 32 - hashLog;
   table.fill(-1, 0, 1 << hashLog);
+  const sv = viewOf(src);
   // No match starts in the last 12 bytes nor reaches into the last 4: the
   // stream always ends with a literal run.
   const ipBound = n - 12;
@@ -97,16 +110,20 @@ export function blosclzCompressInto(
   let op = dstOff;
   let anchor = 0;
   let ip = 1;
-  table[Math.imul(read32(src, 0), 0x9e3779b1) >>> shift] = 0;
+  table[Math.imul(sv.getInt32(0, true), 0x9e3779b1) >>> shift] = 0;
   while (ip < ipBound) {
-    const seq = read32(src, ip);
+    const seq = sv.getInt32(ip, true);
     const h = Math.imul(seq, 0x9e3779b1) >>> shift;
     const ref = table[h];
     table[h] = ip;
     const dist = ip - ref;
-    if (ref >= 0 && dist <= MAX_FAR && read32(src, ref) === seq) {
+    if (ref >= 0 && dist <= MAX_FAR && sv.getInt32(ref, true) === seq) {
       let len = 4;
-      while (ip + len + 4 <= ipLimit && read32(src, ip + len) === read32(src, ref + len)) len += 4;
+      while (
+        ip + len + 4 <= ipLimit &&
+        sv.getInt32(ip + len, true) === sv.getInt32(ref + len, true)
+      )
+        len += 4;
       while (ip + len < ipLimit && src[ip + len] === src[ref + len]) len++;
       if (dist <= MAX_NEAR || len >= MIN_FAR_LEN) {
         op = writeLiterals(src, anchor, ip, dst, op);
@@ -114,7 +131,7 @@ export function blosclzCompressInto(
         ip += len;
         anchor = ip;
         // Index the last matched position so runs continue to match.
-        table[Math.imul(read32(src, ip - 1), 0x9e3779b1) >>> shift] = ip - 1;
+        table[Math.imul(sv.getInt32(ip - 1, true), 0x9e3779b1) >>> shift] = ip - 1;
         continue;
       }
     }
@@ -137,6 +154,8 @@ export function blosclzDecompressInto(src: Uint8Array, dst: Uint8Array, path?: s
     throw new CodecError(`blosclz: malformed stream: ${why}`, { path });
   };
   if (iend === 0) fail("empty stream");
+  const sv = viewOf(src);
+  const dv = viewOf(dst);
   let ip = 1;
   let op = 0;
   let ctrl = src[0] & 31;
@@ -145,7 +164,9 @@ export function blosclzDecompressInto(src: Uint8Array, dst: Uint8Array, path?: s
       const run = ctrl + 1;
       if (run > iend - ip) fail("literal run past the input");
       if (run > oend - op) fail("literal run past the output size");
-      for (const e = ip + run; ip < e; ) dst[op++] = src[ip++];
+      copyBytes(dst, dv, op, src, sv, ip, run);
+      ip += run;
+      op += run;
     } else {
       let len = ctrl >>> 5;
       const hi = ctrl & 31;
@@ -170,7 +191,7 @@ export function blosclzDecompressInto(src: Uint8Array, dst: Uint8Array, path?: s
       }
       if (dist > op) fail("match distance before the start of the output");
       if (len > oend - op) fail("match past the output size");
-      op = copyMatch(dst, op, dist, len);
+      op = copyMatch(dst, dv, op, dist, len);
     }
     if (ip >= iend) return op;
     ctrl = src[ip++];

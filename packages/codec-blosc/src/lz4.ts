@@ -14,6 +14,7 @@
  */
 
 import { CodecError } from "@zarr/core";
+import { copyBytes, copyMatch, viewOf } from "./bytes.js";
 
 const MIN_MATCH = 4;
 const LAST_LITERALS = 5;
@@ -63,10 +64,6 @@ export function lz4Decompress(src: Uint8Array, decodedSize: number, path?: strin
 }
 
 const fastTable = new Int32Array(1 << HASH_LOG);
-
-function read32(a: Uint8Array, i: number): number {
-  return a[i] | (a[i + 1] << 8) | (a[i + 2] << 16) | (a[i + 3] << 24);
-}
 
 /** Writes one sequence: literals [anchor, ip), then a match (len >= 4, or 0 for none). */
 function writeSequence(
@@ -132,6 +129,7 @@ export function lz4CompressInto(
   const n = src.length;
   let op = dstOff;
   if (n < MF_LIMIT + 1) return writeSequence(src, 0, n, dst, op, 0, 0) - dstOff;
+  const sv = viewOf(src);
   const table = fastTable;
   table.fill(-1);
   const shift = 32 - HASH_LOG;
@@ -140,7 +138,7 @@ export function lz4CompressInto(
   const accel = Math.max(1, Math.min(65537, acceleration | 0));
   let anchor = 0;
   let ip = 0;
-  table[Math.imul(read32(src, 0), 0x9e3779b1) >>> shift] = 0;
+  table[Math.imul(sv.getInt32(0, true), 0x9e3779b1) >>> shift] = 0;
   ip = 1;
   while (ip <= mfLimit) {
     // Search for a 4-byte match, stepping faster the longer nothing is found.
@@ -149,11 +147,11 @@ export function lz4CompressInto(
     let ref = -1;
     let seq = 0;
     while (true) {
-      seq = read32(src, ip);
+      seq = sv.getInt32(ip, true);
       const h = Math.imul(seq, 0x9e3779b1) >>> shift;
       ref = table[h];
       table[h] = ip;
-      if (ref >= 0 && ip - ref <= MAX_DISTANCE && read32(src, ref) === seq) break;
+      if (ref >= 0 && ip - ref <= MAX_DISTANCE && sv.getInt32(ref, true) === seq) break;
       ip += step;
       step = searchNb++ >> 6;
       if (ip > mfLimit) {
@@ -168,14 +166,18 @@ export function lz4CompressInto(
       ref--;
     }
     let len = MIN_MATCH;
-    while (ip + len + 4 <= matchLimit && read32(src, ip + len) === read32(src, ref + len)) len += 4;
+    while (
+      ip + len + 4 <= matchLimit &&
+      sv.getInt32(ip + len, true) === sv.getInt32(ref + len, true)
+    )
+      len += 4;
     while (ip + len < matchLimit && src[ip + len] === src[ref + len]) len++;
     op = writeSequence(src, anchor, ip, dst, op, ip - ref, len);
     ip += len;
     anchor = ip;
     if (ip > mfLimit) break;
     // Index a position inside the match so runs and repeats are found again.
-    table[Math.imul(read32(src, ip - 2), 0x9e3779b1) >>> shift] = ip - 2;
+    table[Math.imul(sv.getInt32(ip - 2, true), 0x9e3779b1) >>> shift] = ip - 2;
   }
   op = writeSequence(src, anchor, n, dst, op, 0, 0);
   return op - dstOff;
@@ -230,6 +232,7 @@ export function lz4CompressHCInto(src: Uint8Array, dst: Uint8Array, dstOff = 0, 
 class HashChain {
   /** Start of the best match found by the last {@link HashChain.find}. */
   ref = 0;
+  readonly sv: DataView;
   #next = 0;
 
   constructor(
@@ -238,27 +241,30 @@ class HashChain {
     readonly chain: Int32Array,
     readonly maxAttempts: number,
     readonly matchLimit: number,
-  ) {}
+  ) {
+    this.sv = viewOf(src);
+  }
 
   /** Length of the longest match at `ip` (0 when under MIN_MATCH); sets `ref`. */
   find(ip: number): number {
-    const { src, head, chain } = this;
+    const { src, sv, head, chain } = this;
     const shift = 32 - HC_HASH_LOG;
     for (let p = this.#next; p < ip; p++) {
-      const h = Math.imul(read32(src, p), 0x9e3779b1) >>> shift;
+      const h = Math.imul(sv.getInt32(p, true), 0x9e3779b1) >>> shift;
       chain[p & (HC_WINDOW - 1)] = head[h];
       head[h] = p;
     }
     if (this.#next < ip) this.#next = ip;
-    const seq = read32(src, ip);
+    const seq = sv.getInt32(ip, true);
     let ref = head[Math.imul(seq, 0x9e3779b1) >>> shift];
     let best = 0;
     let attempts = this.maxAttempts;
     const maxLen = this.matchLimit - ip;
     while (ref >= 0 && ip - ref <= MAX_DISTANCE && attempts-- > 0) {
-      if (src[ref + best] === src[ip + best] && read32(src, ref) === seq) {
+      if (src[ref + best] === src[ip + best] && sv.getInt32(ref, true) === seq) {
         let len = MIN_MATCH;
-        while (len + 4 <= maxLen && read32(src, ref + len) === read32(src, ip + len)) len += 4;
+        while (len + 4 <= maxLen && sv.getInt32(ref + len, true) === sv.getInt32(ip + len, true))
+          len += 4;
         while (len < maxLen && src[ref + len] === src[ip + len]) len++;
         if (len > best) {
           best = len;
@@ -275,40 +281,6 @@ class HashChain {
 }
 
 /**
- * Copies a `len`-byte match from `dist` bytes back (overlap allowed: the copy
- * repeats the last `dist` bytes). Long copies go through `copyWithin` /
- * `fill`, doubling the copied span for short distances. Returns the new
- * output position. Callers have checked `dist <= op` and `op + len <= dst.length`.
- */
-export function copyMatch(dst: Uint8Array, op: number, dist: number, len: number): number {
-  const end = op + len;
-  if (len <= 32) {
-    for (let from = op - dist; op < end; ) dst[op++] = dst[from++];
-    return end;
-  }
-  if (dist >= len) {
-    dst.copyWithin(op, op - dist, op - dist + len);
-    return end;
-  }
-  if (dist === 1) {
-    dst.fill(dst[op - 1], op, end);
-    return end;
-  }
-  // Periodic with period dist: copy one period, then double the span.
-  const start = op - dist;
-  dst.copyWithin(op, start, op);
-  let span = 2 * dist;
-  op += dist;
-  while (op < end) {
-    const n = Math.min(span, end - op);
-    dst.copyWithin(op, start, start + n);
-    op += n;
-    span *= 2;
-  }
-  return end;
-}
-
-/**
  * Decompresses the LZ4 block `src` into `dst` (at most `dst.length` bytes).
  * Returns the number of bytes written. Throws {@link CodecError} when the
  * block is truncated, refers before the start of the output, or would write
@@ -317,6 +289,8 @@ export function copyMatch(dst: Uint8Array, op: number, dist: number, len: number
 export function lz4DecompressInto(src: Uint8Array, dst: Uint8Array, path?: string): number {
   const iend = src.length;
   const oend = dst.length;
+  const sv = viewOf(src);
+  const dv = viewOf(dst);
   let ip = 0;
   let op = 0;
   const fail = (why: string): never => {
@@ -336,13 +310,9 @@ export function lz4DecompressInto(src: Uint8Array, dst: Uint8Array, path?: strin
     }
     if (lit > iend - ip) fail("literals run past the input");
     if (lit > oend - op) fail("literals run past the output size");
-    if (lit > 32) {
-      dst.set(src.subarray(ip, ip + lit), op);
-      ip += lit;
-      op += lit;
-    } else {
-      for (let e = ip + lit; ip < e; ) dst[op++] = src[ip++];
-    }
+    copyBytes(dst, dv, op, src, sv, ip, lit);
+    ip += lit;
+    op += lit;
     if (ip === iend) return op;
     if (ip + 2 > iend) fail("truncated match offset");
     const offset = src[ip] | (src[ip + 1] << 8);
@@ -360,7 +330,7 @@ export function lz4DecompressInto(src: Uint8Array, dst: Uint8Array, path?: strin
     }
     len += MIN_MATCH;
     if (len > oend - op) fail("match runs past the output size");
-    op = copyMatch(dst, op, offset, len);
+    op = copyMatch(dst, dv, op, offset, len);
     // A block must end with a literals-only sequence.
     if (ip === iend) fail("block ends with a match");
   }

@@ -179,6 +179,24 @@ function transpose8(lo: number, hi: number): void {
   tLo = y;
 }
 
+// Results of transpose4x4, kept in module variables to avoid allocating.
+let q0 = 0;
+let q1 = 0;
+let q2 = 0;
+let q3 = 0;
+
+/** Transposes the 4x4 byte matrix of words a..d (byte k of word w -> byte w of word k). */
+function transpose4x4(a: number, b: number, c: number, d: number): void {
+  const t0 = (a & 0x00ff00ff) | ((b & 0x00ff00ff) << 8);
+  const t1 = ((a >>> 8) & 0x00ff00ff) | (b & 0xff00ff00);
+  const t2 = (c & 0x00ff00ff) | ((d & 0x00ff00ff) << 8);
+  const t3 = ((c >>> 8) & 0x00ff00ff) | (d & 0xff00ff00);
+  q0 = (t0 & 0xffff) | (t2 << 16);
+  q1 = (t1 & 0xffff) | (t3 << 16);
+  q2 = (t0 >>> 16) | (t2 & 0xffff0000);
+  q3 = (t1 >>> 16) | (t3 & 0xffff0000);
+}
+
 /** Bit-shuffles `size` bytes of elements of `ts` bytes (c-blosc layout). */
 export function bitshuffle(
   ts: number,
@@ -194,21 +212,54 @@ export function bitshuffle(
     return;
   }
   const rowBytes = n >>> 3;
+  let g = 0;
+  // Four groups of 8 elements at a time: each of the 8 rows of byte j gets
+  // 4 consecutive bytes, written as one word when the rows are aligned.
+  const out = rowBytes % 4 === 0 ? words(dst, dstOff, 2 * ts * rowBytes) : null;
+  const inW = ts === 4 && out !== null ? words(src, srcOff, n) : null;
+  if (out !== null && inW !== null) {
+    g = bitshuffle4(inW, out, rowBytes);
+  } else if (out !== null) {
+    const rowWords = rowBytes >>> 2;
+    for (; g + 4 <= rowBytes; g += 4) {
+      const base = srcOff + g * 8 * ts;
+      for (let j = 0; j < ts; j++) {
+        let p = base + j;
+        gather(src, p, ts);
+        const aLo = tLo;
+        const aHi = tHi;
+        p += 8 * ts;
+        gather(src, p, ts);
+        const bLo = tLo;
+        const bHi = tHi;
+        p += 8 * ts;
+        gather(src, p, ts);
+        const cLo = tLo;
+        const cHi = tHi;
+        p += 8 * ts;
+        gather(src, p, ts);
+        const dLo = tLo;
+        const dHi = tHi;
+        const w = 8 * j * rowWords + (g >>> 2);
+        transpose4x4(aLo, bLo, cLo, dLo);
+        out[w] = q0;
+        out[w + rowWords] = q1;
+        out[w + 2 * rowWords] = q2;
+        out[w + 3 * rowWords] = q3;
+        const w4 = w + 4 * rowWords;
+        transpose4x4(aHi, bHi, cHi, dHi);
+        out[w4] = q0;
+        out[w4 + rowWords] = q1;
+        out[w4 + 2 * rowWords] = q2;
+        out[w4 + 3 * rowWords] = q3;
+      }
+    }
+  }
   const [r1, r2, r3, r4, r5, r6, r7] = [1, 2, 3, 4, 5, 6, 7].map((k) => k * rowBytes);
-  // For each group of 8 elements and each byte position j, gather the 8 bytes
-  // and transpose the 8x8 bit matrix: output row (8j + k) gets bit k of each.
-  for (let g = 0; g < rowBytes; g++) {
+  for (; g < rowBytes; g++) {
     const base = srcOff + g * 8 * ts;
     for (let j = 0; j < ts; j++) {
-      const p = base + j;
-      // lo holds elements 0..3, hi elements 4..7, one byte each.
-      const lo = src[p] | (src[p + ts] << 8) | (src[p + 2 * ts] << 16) | (src[p + 3 * ts] << 24);
-      const hi =
-        src[p + 4 * ts] |
-        (src[p + 5 * ts] << 8) |
-        (src[p + 6 * ts] << 16) |
-        (src[p + 7 * ts] << 24);
-      transpose8(lo, hi);
+      gather(src, base + j, ts);
       const o = dstOff + 8 * j * rowBytes + g;
       const a = tLo;
       const b = tHi;
@@ -226,6 +277,18 @@ export function bitshuffle(
   if (done < size) dst.set(src.subarray(srcOff + done, srcOff + size), dstOff + done);
 }
 
+/**
+ * Reads byte `p` of 8 consecutive elements (stride `ts`) and bit-transposes
+ * them: leaves rows k = 0..7 (bit k of each element, element e at bit e) in
+ * `tLo` (rows 0..3) and `tHi` (rows 4..7).
+ */
+function gather(src: Uint8Array, p: number, ts: number): void {
+  const lo = src[p] | (src[p + ts] << 8) | (src[p + 2 * ts] << 16) | (src[p + 3 * ts] << 24);
+  const hi =
+    src[p + 4 * ts] | (src[p + 5 * ts] << 8) | (src[p + 6 * ts] << 16) | (src[p + 7 * ts] << 24);
+  transpose8(lo, hi);
+}
+
 /** Inverse of {@link bitshuffle}. */
 export function bitunshuffle(
   ts: number,
@@ -241,28 +304,174 @@ export function bitunshuffle(
     return;
   }
   const rowBytes = n >>> 3;
+  let g = 0;
+  // Four groups at a time: read each of the 8 rows of byte j as one word.
+  const inp = rowBytes % 4 === 0 ? words(src, srcOff, 2 * ts * rowBytes) : null;
+  const outW = ts === 4 && inp !== null ? words(dst, dstOff, n) : null;
+  if (inp !== null && outW !== null) {
+    g = bitunshuffle4(inp, outW, rowBytes);
+  } else if (inp !== null) {
+    const rowWords = rowBytes >>> 2;
+    for (; g + 4 <= rowBytes; g += 4) {
+      const base = dstOff + g * 8 * ts;
+      for (let j = 0; j < ts; j++) {
+        const w = 8 * j * rowWords + (g >>> 2);
+        const r0 = inp[w];
+        const r1 = inp[w + rowWords];
+        const r2 = inp[w + 2 * rowWords];
+        const r3 = inp[w + 3 * rowWords];
+        const r4 = inp[w + 4 * rowWords];
+        const r5 = inp[w + 5 * rowWords];
+        const r6 = inp[w + 6 * rowWords];
+        const r7 = inp[w + 7 * rowWords];
+        transpose4x4(r0, r1, r2, r3);
+        const l0 = q0;
+        const l1 = q1;
+        const l2 = q2;
+        const l3 = q3;
+        transpose4x4(r4, r5, r6, r7);
+        const h0 = q0;
+        const h1 = q1;
+        const h2 = q2;
+        const h3 = q3;
+        scatter(dst, base + j, ts, l0, h0);
+        scatter(dst, base + j + 8 * ts, ts, l1, h1);
+        scatter(dst, base + j + 16 * ts, ts, l2, h2);
+        scatter(dst, base + j + 24 * ts, ts, l3, h3);
+      }
+    }
+  }
   const [r1, r2, r3, r4, r5, r6, r7] = [1, 2, 3, 4, 5, 6, 7].map((k) => k * rowBytes);
-  for (let g = 0; g < rowBytes; g++) {
+  for (; g < rowBytes; g++) {
     const base = dstOff + g * 8 * ts;
     for (let j = 0; j < ts; j++) {
       // Gather the 8 row bytes (bit k of 8 elements each) and transpose back.
       const r = srcOff + 8 * j * rowBytes + g;
       const lo = src[r] | (src[r + r1] << 8) | (src[r + r2] << 16) | (src[r + r3] << 24);
       const hi = src[r + r4] | (src[r + r5] << 8) | (src[r + r6] << 16) | (src[r + r7] << 24);
-      transpose8(lo, hi);
-      const a = tLo;
-      const b = tHi;
-      const p = base + j;
-      dst[p] = a;
-      dst[p + ts] = a >>> 8;
-      dst[p + 2 * ts] = a >>> 16;
-      dst[p + 3 * ts] = a >>> 24;
-      dst[p + 4 * ts] = b;
-      dst[p + 5 * ts] = b >>> 8;
-      dst[p + 6 * ts] = b >>> 16;
-      dst[p + 7 * ts] = b >>> 24;
+      scatter(dst, base + j, ts, lo, hi);
     }
   }
   const done = n * ts;
   if (done < size) dst.set(src.subarray(srcOff + done, srcOff + size), dstOff + done);
+}
+
+/** Bit-transposes rows (lo: 0..3, hi: 4..7) back and writes byte `p` of 8 elements. */
+function scatter(dst: Uint8Array, p: number, ts: number, lo: number, hi: number): void {
+  transpose8(lo, hi);
+  const a = tLo;
+  const b = tHi;
+  dst[p] = a;
+  dst[p + ts] = a >>> 8;
+  dst[p + 2 * ts] = a >>> 16;
+  dst[p + 3 * ts] = a >>> 24;
+  dst[p + 4 * ts] = b;
+  dst[p + 5 * ts] = b >>> 8;
+  dst[p + 6 * ts] = b >>> 16;
+  dst[p + 7 * ts] = b >>> 24;
+}
+
+const stage = new Int32Array(32);
+
+/**
+ * bitunshuffle for typesize 4 with aligned rows and output: whole words in
+ * and out. Returns the number of 8-element groups done (all of them).
+ */
+function bitunshuffle4(inp: Int32Array, out: Int32Array, rowBytes: number): number {
+  const rowWords = rowBytes >>> 2;
+  for (let g = 0; g < rowBytes; g += 4) {
+    const gw = g >>> 2;
+    // stage[8j + 2k] / [8j + 2k + 1]: byte j of elements 0..3 / 4..7 of group k.
+    for (let j = 0; j < 4; j++) {
+      const w = 8 * j * rowWords + gw;
+      transpose4x4(inp[w], inp[w + rowWords], inp[w + 2 * rowWords], inp[w + 3 * rowWords]);
+      const l0 = q0;
+      const l1 = q1;
+      const l2 = q2;
+      const l3 = q3;
+      const w4 = w + 4 * rowWords;
+      transpose4x4(inp[w4], inp[w4 + rowWords], inp[w4 + 2 * rowWords], inp[w4 + 3 * rowWords]);
+      const s = 8 * j;
+      transpose8(l0, q0);
+      stage[s] = tLo;
+      stage[s + 1] = tHi;
+      transpose8(l1, q1);
+      stage[s + 2] = tLo;
+      stage[s + 3] = tHi;
+      transpose8(l2, q2);
+      stage[s + 4] = tLo;
+      stage[s + 5] = tHi;
+      transpose8(l3, q3);
+      stage[s + 6] = tLo;
+      stage[s + 7] = tHi;
+    }
+    // Element words: byte j of element e sits in byte e of stage[8j + 2k (+1)].
+    let o = 8 * g;
+    for (let k = 0; k < 4; k++) {
+      const s = 2 * k;
+      transpose4x4(stage[s], stage[s + 8], stage[s + 16], stage[s + 24]);
+      out[o] = q0;
+      out[o + 1] = q1;
+      out[o + 2] = q2;
+      out[o + 3] = q3;
+      transpose4x4(stage[s + 1], stage[s + 9], stage[s + 17], stage[s + 25]);
+      out[o + 4] = q0;
+      out[o + 5] = q1;
+      out[o + 6] = q2;
+      out[o + 7] = q3;
+      o += 8;
+    }
+  }
+  return rowBytes;
+}
+
+/**
+ * bitshuffle for typesize 4 with aligned input and rows: whole words in and
+ * out. Returns the number of 8-element groups done (all of them).
+ */
+function bitshuffle4(inp: Int32Array, out: Int32Array, rowBytes: number): number {
+  const rowWords = rowBytes >>> 2;
+  for (let g = 0; g < rowBytes; g += 4) {
+    // stage[8j + 2k] / [8j + 2k + 1]: rows 8j..8j+3 / 8j+4..8j+7 of group k.
+    let e = 8 * g;
+    for (let k = 0; k < 4; k++) {
+      transpose4x4(inp[e], inp[e + 1], inp[e + 2], inp[e + 3]);
+      const l0 = q0;
+      const l1 = q1;
+      const l2 = q2;
+      const l3 = q3;
+      transpose4x4(inp[e + 4], inp[e + 5], inp[e + 6], inp[e + 7]);
+      const s = 2 * k;
+      transpose8(l0, q0);
+      stage[s] = tLo;
+      stage[s + 1] = tHi;
+      transpose8(l1, q1);
+      stage[s + 8] = tLo;
+      stage[s + 9] = tHi;
+      transpose8(l2, q2);
+      stage[s + 16] = tLo;
+      stage[s + 17] = tHi;
+      transpose8(l3, q3);
+      stage[s + 24] = tLo;
+      stage[s + 25] = tHi;
+      e += 8;
+    }
+    const gw = g >>> 2;
+    for (let j = 0; j < 4; j++) {
+      const s = 8 * j;
+      const w = 8 * j * rowWords + gw;
+      transpose4x4(stage[s], stage[s + 2], stage[s + 4], stage[s + 6]);
+      out[w] = q0;
+      out[w + rowWords] = q1;
+      out[w + 2 * rowWords] = q2;
+      out[w + 3 * rowWords] = q3;
+      const w4 = w + 4 * rowWords;
+      transpose4x4(stage[s + 1], stage[s + 3], stage[s + 5], stage[s + 7]);
+      out[w4] = q0;
+      out[w4 + rowWords] = q1;
+      out[w4 + 2 * rowWords] = q2;
+      out[w4 + 3 * rowWords] = q3;
+    }
+  }
+  return rowBytes;
 }

@@ -10,6 +10,7 @@
  */
 
 import { CodecError } from "@zarr/core";
+import { copyBytes, copyMatch, viewOf } from "./bytes.js";
 
 const HASH_LOG = 14;
 const table = new Int32Array(1 << HASH_LOG);
@@ -88,14 +89,15 @@ export function snappyCompressInto(src: Uint8Array, dst: Uint8Array, dstOff = 0)
   if (n >= 16) {
     const shift = 32 - HASH_LOG;
     table.fill(-1);
+    const sv = viewOf(src);
     const ipBound = n - 4;
     let ip = 0;
     while (ip < ipBound) {
-      const seq = read32(src, ip);
+      const seq = sv.getInt32(ip, true);
       const h = Math.imul(seq, 0x1e35a7bd) >>> shift;
       const ref = table[h];
       table[h] = ip;
-      if (ref >= 0 && ip - ref < 65536 && read32(src, ref) === seq) {
+      if (ref >= 0 && ip - ref < 65536 && sv.getInt32(ref, true) === seq) {
         let len = 4;
         while (ip + len < n && src[ip + len] === src[ref + len]) len++;
         if (anchor < ip) op = writeLiteral(src, anchor, ip, dst, op);
@@ -146,6 +148,8 @@ export function snappyDecompressInto(src: Uint8Array, dst: Uint8Array, path?: st
   const { length, pos } = snappyDecodedLength(src, path);
   if (length > dst.length) fail(`declares ${length} bytes, more than ${dst.length}`);
   const iend = src.length;
+  const sv = viewOf(src);
+  const dv = viewOf(dst);
   let ip = pos;
   let op = 0;
   while (ip < iend) {
@@ -163,13 +167,9 @@ export function snappyDecompressInto(src: Uint8Array, dst: Uint8Array, path?: st
       n += 1;
       if (n > iend - ip) fail("literal past the input");
       if (n > length - op) fail("literal past the declared length");
-      if (n > 32) {
-        dst.set(src.subarray(ip, ip + n), op);
-        ip += n;
-        op += n;
-      } else {
-        for (const e = ip + n; ip < e; ) dst[op++] = src[ip++];
-      }
+      copyBytes(dst, dv, op, src, sv, ip, n);
+      ip += n;
+      op += n;
       continue;
     }
     let len: number;
@@ -191,8 +191,7 @@ export function snappyDecompressInto(src: Uint8Array, dst: Uint8Array, path?: st
     }
     if (offset === 0 || offset > op) fail("copy offset out of range");
     if (len > length - op) fail("copy past the declared length");
-    let from = op - offset;
-    for (const e = op + len; op < e; ) dst[op++] = dst[from++];
+    op = copyMatch(dst, dv, op, offset, len);
   }
   if (op !== length) fail(`decodes to ${op} bytes, declared ${length}`);
   return op;

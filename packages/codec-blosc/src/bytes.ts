@@ -1,0 +1,80 @@
+/**
+ * Byte-copy helpers shared by the decoders. Unaligned 32-bit moves go through
+ * `DataView`, which V8 compiles to single loads and stores (about 3x faster
+ * than composing four byte loads).
+ *
+ * @module
+ */
+
+/** A little-endian `DataView` over exactly the bytes of `a`. */
+export function viewOf(a: Uint8Array): DataView {
+  return new DataView(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/**
+ * Copies `n` bytes from `src[ip]` to `dst[op]` (`sv`/`dv` are their views).
+ * Callers have checked both ranges.
+ */
+export function copyBytes(
+  dst: Uint8Array,
+  dv: DataView,
+  op: number,
+  src: Uint8Array,
+  sv: DataView,
+  ip: number,
+  n: number,
+): void {
+  if (n > 64) {
+    dst.set(src.subarray(ip, ip + n), op);
+    return;
+  }
+  let k = 0;
+  for (; k + 4 <= n; k += 4) dv.setInt32(op + k, sv.getInt32(ip + k, true), true);
+  for (; k < n; k++) dst[op + k] = src[ip + k];
+}
+
+/**
+ * Copies a `len`-byte match from `dist` bytes back (overlap allowed: the copy
+ * repeats the last `dist` bytes). Returns the new output position. Callers
+ * have checked `dist <= op` and `op + len <= dst.length`.
+ */
+export function copyMatch(
+  dst: Uint8Array,
+  dv: DataView,
+  op: number,
+  dist: number,
+  len: number,
+): number {
+  const end = op + len;
+  if (dist >= 4 && len <= 64) {
+    // Forward 4-byte steps read only bytes already written when dist >= 4.
+    let from = op - dist;
+    for (; op + 4 <= end; op += 4, from += 4) dv.setInt32(op, dv.getInt32(from, true), true);
+    while (op < end) dst[op++] = dst[from++];
+    return end;
+  }
+  if (len <= 16) {
+    for (let from = op - dist; op < end; ) dst[op++] = dst[from++];
+    return end;
+  }
+  if (dist >= len) {
+    dst.copyWithin(op, op - dist, op - dist + len);
+    return end;
+  }
+  if (dist === 1) {
+    dst.fill(dst[op - 1], op, end);
+    return end;
+  }
+  // Periodic with period dist: copy one period, then double the span.
+  const start = op - dist;
+  dst.copyWithin(op, start, op);
+  let span = 2 * dist;
+  op += dist;
+  while (op < end) {
+    const n = Math.min(span, end - op);
+    dst.copyWithin(op, start, start + n);
+    op += n;
+    span *= 2;
+  }
+  return end;
+}
