@@ -109,7 +109,7 @@ export abstract class FixedSizeDataType<T extends TypedArray = TypedArray> imple
   toBytes(data: DataArray, littleEndian: boolean): Uint8Array {
     assertLittleEndianHost();
     const bytes = bytesOf(this.typed(data));
-    return littleEndian ? bytes : byteSwapped(bytes, this.slotBytes);
+    return littleEndian || this.slotBytes === 1 ? bytes : byteSwapped(bytes, this.slotBytes);
   }
 
   /**
@@ -119,7 +119,10 @@ export abstract class FixedSizeDataType<T extends TypedArray = TypedArray> imple
   fromBytes(bytes: Uint8Array, n: number, littleEndian: boolean): T {
     assertLittleEndianHost();
     this.checkByteLength(bytes, n);
-    const buf = littleEndian ? aligned(bytes, this.slotBytes) : byteSwapped(bytes, this.slotBytes);
+    const buf =
+      littleEndian || this.slotBytes === 1
+        ? aligned(bytes, this.slotBytes)
+        : byteSwapped(bytes, this.slotBytes);
     return new this.ctor(buf.buffer, buf.byteOffset, n * this.width);
   }
 
