@@ -8,10 +8,17 @@
  */
 import type { DataType, NDArray, Scalar } from "@zarr/core";
 
-function floatJson(v: number): string {
+function floatJson(v: number, single = false): string {
   if (Number.isNaN(v)) return '"NaN"';
   if (v === Number.POSITIVE_INFINITY) return '"Infinity"';
   if (v === Number.NEGATIVE_INFINITY) return '"-Infinity"';
+  if (single) {
+    // The shortest decimal that reads back as the same float32 (as NumPy prints it).
+    for (let p = 1; p < 17; p++) {
+      const text = v.toPrecision(p);
+      if (Math.fround(Number(text)) === v) return JSON.stringify(Number(text));
+    }
+  }
   return JSON.stringify(v);
 }
 
@@ -31,10 +38,11 @@ export function scalarJson(dataType: DataType, value: Scalar): string {
       }
       return JSON.stringify(value);
     case "float":
-      return floatJson(value as number);
+      return floatJson(value as number, dataType.itemSize !== null && dataType.itemSize <= 4);
     case "complex": {
       const [re, im] = value as readonly [number, number];
-      return `[${floatJson(re)},${floatJson(im)}]`;
+      const single = dataType.itemSize === 8;
+      return `[${floatJson(re, single)},${floatJson(im, single)}]`;
     }
     case "raw":
     case "bytes":
