@@ -383,6 +383,7 @@ describe("copyStrided / fillStrided", () => {
     expect(run(axis(1, -1, 3), 8)).toThrow(/outside/);
     expect(run({ indices: Int32Array.of(0, 9, 1) }, 8)).toThrow(/outside/);
     expect(() => fillStrided(["a"], 0, [axis(0, 1, 2)], [1], ["x"], 1)).toThrow(/outside/);
+    expect(() => fillStrided(["a"], 0, [], [], ["x"], 0)).toThrow(/width 0/);
     expect(() => copyStrided(new Int8Array(4), 0, [], [], new Int8Array(3), 1, [], [], 3)).toThrow(
       /outside/,
     );

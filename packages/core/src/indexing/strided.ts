@@ -83,6 +83,9 @@ function plan(
   stridesList: readonly (readonly number[])[],
   width: number,
 ): Plan | null {
+  if (!Number.isSafeInteger(width) || width < 1) {
+    throw new IndexError(`strided copy: element width ${width} must be a positive integer`);
+  }
   const nd = axesList[0].length;
   for (let s = 0; s < axesList.length; s++) {
     if (axesList[s].length !== nd || stridesList[s].length !== nd) {
