@@ -1,3 +1,4 @@
-export * from "./python.js";
-export * from "./fixtures.js";
 export * from "./dir-store.js";
+export * from "./fixtures.js";
+export * from "./python.js";
+export * from "./s3.js";

@@ -1,0 +1,75 @@
+/**
+ * Classifying SDK errors: which mean "no such key", which a cancelled signal,
+ * and how the rest become `StoreError`s naming the key.
+ *
+ * @module
+ */
+
+import { AbortError, StoreError } from "@zarr/core";
+
+interface SdkErrorShape {
+  name?: string;
+  Code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+function shape(error: unknown): SdkErrorShape {
+  return typeof error === "object" && error !== null ? (error as SdkErrorShape) : {};
+}
+
+/** HTTP status of an SDK error, when it got a response. */
+export function statusOf(error: unknown): number | undefined {
+  return shape(error).$metadata?.httpStatusCode;
+}
+
+/**
+ * True when `error` says the object does not exist: `NoSuchKey` (GET) or a bare
+ * 404 `NotFound` (HEAD has no body). A missing bucket (`NoSuchBucket`) is not a
+ * missing key: it is a configuration error and must surface.
+ */
+export function isNoSuchKey(error: unknown): boolean {
+  const e = shape(error);
+  const code = e.name ?? e.Code;
+  if (code === "NoSuchKey") return true;
+  if (code === "NoSuchBucket") return false;
+  return statusOf(error) === 404 && (code === "NotFound" || code === "UnknownError");
+}
+
+/** True when the server refused a byte range that starts past the end of the object (HTTP 416). */
+export function isInvalidRange(error: unknown): boolean {
+  const e = shape(error);
+  return statusOf(error) === 416 || (e.name ?? e.Code) === "InvalidRange";
+}
+
+/**
+ * The error to throw for a failed request: an `AbortError` when `signal` was
+ * aborted, otherwise a `StoreError` naming the operation, the key, and the
+ * server's code and status.
+ */
+export function storeError(
+  error: unknown,
+  operation: string,
+  key: string,
+  location: string,
+  signal?: AbortSignal,
+): Error {
+  if (error instanceof StoreError || error instanceof AbortError) return error;
+  if (signal?.aborted) {
+    return new AbortError(`operation aborted at ${JSON.stringify(key)}`, {
+      path: key,
+      cause: signal.reason ?? error,
+    });
+  }
+  const e = shape(error);
+  const code = e.name ?? e.Code ?? "Error";
+  const status = statusOf(error);
+  const detail = `${code}${status === undefined ? "" : ` (HTTP ${status})`}: ${e.message ?? String(error)}`;
+  return new StoreError(
+    `S3 ${operation} of ${JSON.stringify(key)} at ${location} failed: ${detail}`,
+    {
+      path: key,
+      cause: error,
+    },
+  );
+}
