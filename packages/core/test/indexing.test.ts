@@ -352,6 +352,14 @@ describe("copyStrided / fillStrided", () => {
     }
   });
 
+  it("reads a Fortran-order source (any strides) into C order", () => {
+    const f = Int32Array.of(0, 3, 1, 4, 2, 5); // 2x3 array [[0,1,2],[3,4,5]] in F order
+    const c = new Int32Array(6);
+    const all = [axis(0, 1, 2), axis(0, 1, 3)];
+    copyStrided(f, 0, all, [1, 2], c, 0, all, [3, 1], 1);
+    expect(Array.from(c)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
   it("moves runs within one array like copyWithin", () => {
     const a = Int16Array.from({ length: 40 }, (_, i) => i);
     copyStrided(a, 0, [axis(0, 1, 20)], [1], a, 0, [axis(5, 1, 20)], [1], 1);
