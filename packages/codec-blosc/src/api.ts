@@ -75,3 +75,14 @@ export async function bloscDecompress(
   const e = needsEngine(header) ? (engine ?? builtin(FORMAT_NAMES[header.format], 5)) : undefined;
   return runAsync(decompressGen(src, header, e));
 }
+
+/**
+ * Decompresses a chunk made with a built-in compressor into `out` (which must
+ * hold the header's uncompressed size) and returns the filled prefix of
+ * `out`. Reusing one output buffer avoids touching fresh memory per chunk.
+ */
+export function bloscDecompressInto(src: Uint8Array, out: Uint8Array): Uint8Array {
+  const header = parseHeader(src, out.length);
+  const engine = needsEngine(header) ? builtin(FORMAT_NAMES[header.format], 5) : undefined;
+  return runSync(decompressGen(src, header, engine, undefined, true, out));
+}

@@ -293,7 +293,8 @@ export function* compressGen(
  * against the expected size) by {@link parseHeader}. `engine` decodes the
  * header's format; it is not used for memcpyed or empty chunks. Every offset
  * and length is checked against the chunk before use. `pooled` as for
- * {@link compressGen}.
+ * {@link compressGen}; `into`, when given, receives the output (it must hold
+ * the header's nbytes; the result is its prefix).
  */
 export function* decompressGen(
   src: Uint8Array,
@@ -301,10 +302,19 @@ export function* decompressGen(
   engine: BlockEngine | undefined,
   path?: string,
   pooled = false,
+  into?: Uint8Array,
 ): FrameJob<Uint8Array> {
   const { nbytes, blocksize, cbytes, typesize: ts } = h;
-  if (nbytes === 0) return new Uint8Array(0);
-  if (h.flags & FLAG_MEMCPYED) return src.slice(HEADER_SIZE, HEADER_SIZE + nbytes);
+  if (into !== undefined && into.length < nbytes) {
+    fail(`output buffer of ${into.length} bytes is smaller than the chunk's ${nbytes}`, path);
+  }
+  if (nbytes === 0) return into?.subarray(0, 0) ?? new Uint8Array(0);
+  if (h.flags & FLAG_MEMCPYED) {
+    const raw = src.subarray(HEADER_SIZE, HEADER_SIZE + nbytes);
+    if (into === undefined) return raw.slice();
+    into.set(raw);
+    return into.subarray(0, nbytes);
+  }
   if (engine === undefined) fail("no engine for the chunk's compressor", path);
   const nblocks = Math.ceil(nbytes / blocksize);
   const dataStart = HEADER_SIZE + 4 * nblocks;
@@ -314,7 +324,7 @@ export function* decompressGen(
   const leftover = nbytes % blocksize;
   const byteShuffle = (h.flags & FLAG_SHUFFLE) !== 0 && ts > 1;
   const bitShuffle = !byteShuffle && (h.flags & FLAG_BITSHUFFLE) !== 0;
-  const out = new Uint8Array(nbytes);
+  const out = into?.subarray(0, nbytes) ?? new Uint8Array(nbytes);
   const tmp = byteShuffle || bitShuffle ? workBuffer(0, Math.min(blocksize, nbytes), pooled) : null;
 
   for (let b = 0; b < nblocks; b++) {

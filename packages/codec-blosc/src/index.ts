@@ -9,7 +9,13 @@
  * @packageDocumentation
  */
 
-export { bloscCompress, bloscCompressSync, bloscDecompress, bloscDecompressSync } from "./api.js";
+export {
+  bloscCompress,
+  bloscCompressSync,
+  bloscDecompress,
+  bloscDecompressInto,
+  bloscDecompressSync,
+} from "./api.js";
 export {
   BloscCodec,
   type BloscCodecName,
