@@ -25,16 +25,25 @@ try {
     dimensionNames: ["y", "x"],
   });
   const values = new Float32Array(1000 * 1000);
-  for (let i = 0; i < values.length; i++) values[i] = Math.sin(i / 1000) * Math.cos(i % 1000 / 100);
+  for (let i = 0; i < values.length; i++)
+    values[i] = Math.sin(i / 1000) * Math.cos((i % 1000) / 100);
   await a.set(null, values);
   await a.set([slice(0, 10), slice(0, 10)], 42); // broadcast a scalar into a corner
 
   const reopened = await openArray(store, "grid");
   const row = await reopened.get([5, slice(0, 12)]);
   const col = await reopened.get([slice(null, null, -250), 999]);
-  console.log(`wrote ${reopened.shape.join("×")} ${reopened.dataType.name} in ${reopened.gridShape.join("×")} chunks to ${dir}`);
-  console.log("row 5, columns 0..11:", Array.from(row.data, (v) => Number(v.toFixed(3))));
-  console.log("column 999, every 250th row from the end:", Array.from(col.data, (v) => Number(v.toFixed(3))));
+  console.log(
+    `wrote ${reopened.shape.join("×")} ${reopened.dataType.name} in ${reopened.gridShape.join("×")} chunks to ${dir}`,
+  );
+  console.log(
+    "row 5, columns 0..11:",
+    Array.from(row.data, (v) => Number(v.toFixed(3))),
+  );
+  console.log(
+    "column 999, every 250th row from the end:",
+    Array.from(col.data, (v) => Number(v.toFixed(3))),
+  );
   console.log("metadata codecs:", JSON.stringify(reopened.codecs.toJSON()));
   const root = await openGroup(store);
   console.log("group children:", await root.childNames(), "attributes:", root.attrs);

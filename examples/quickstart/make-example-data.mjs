@@ -46,7 +46,8 @@ for (let k = 0; k < T; k++) {
   for (let j = 0; j < Y; j++) {
     for (let i = 0; i < X; i++) {
       const lat = -60 + (120 * j) / (Y - 1);
-      const v = 28 * Math.cos((lat * Math.PI) / 180) - 8 + 4 * Math.sin((2 * Math.PI * (k + i / 8)) / T);
+      const v =
+        28 * Math.cos((lat * Math.PI) / 180) - 8 + 4 * Math.sin((2 * Math.PI * (k + i / 8)) / T);
       t[(k * Y + j) * X + i] = Math.round(v * 10) / 10;
     }
   }
@@ -61,7 +62,8 @@ const land = await createArray(store, "masks/land", {
   codecs: [{ name: "bytes" }, { name: "gzip", configuration: { level: 6 } }],
 });
 const mask = new Uint8Array(Y * X);
-for (let j = 0; j < Y; j++) for (let i = 0; i < X; i++) mask[j * X + i] = (i - 20) ** 2 + (j - 12) ** 2 < 60 ? 1 : 0;
+for (let j = 0; j < Y; j++)
+  for (let i = 0; i < X; i++) mask[j * X + i] = (i - 20) ** 2 + (j - 12) ** 2 < 60 ? 1 : 0;
 await land.set(null, mask);
 
 // Station names: strings (vlen-utf8 + zstd).

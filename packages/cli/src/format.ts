@@ -34,7 +34,9 @@ export function scalarJson(dataType: DataType, value: Scalar): string {
     case "int":
     case "uint":
       if (typeof value === "bigint") {
-        return value >= -(2n ** 53n) && value <= 2n ** 53n ? value.toString() : `"${value.toString()}"`;
+        return value >= -(2n ** 53n) && value <= 2n ** 53n
+          ? value.toString()
+          : `"${value.toString()}"`;
       }
       return JSON.stringify(value);
     case "float":
@@ -61,6 +63,7 @@ export function scalarJson(dataType: DataType, value: Scalar): string {
 export function arrayJson(array: NDArray): string {
   const n = array.shape.reduce((a, b) => a * b, 1);
   const parts = new Array<string>(n);
-  for (let i = 0; i < n; i++) parts[i] = scalarJson(array.dataType, array.dataType.getScalar(array.data, i));
+  for (let i = 0; i < n; i++)
+    parts[i] = scalarJson(array.dataType, array.dataType.getScalar(array.data, i));
   return `{"shape":${JSON.stringify(array.shape)},"data":[${parts.join(",")}]}`;
 }

@@ -3,5 +3,6 @@
  *
  * @packageDocumentation
  */
-export { main } from "./main.js";
+
 export { arrayJson, scalarJson } from "./format.js";
+export { main } from "./main.js";

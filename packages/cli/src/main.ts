@@ -84,26 +84,36 @@ export async function main(
       out(HELP[command ?? "main"] ?? HELP.main);
       return command === undefined && !values.help ? 1 : 0;
     }
-    if (!(command in HELP) || command === "main") throw new UsageError(`unknown command "${command}"`);
-    if (storeArg === undefined) throw new UsageError(`zarr ${command} needs a <store>\n${HELP[command]}`);
-    if (positionals.length > 3) throw new UsageError(`too many arguments: ${positionals.slice(3).join(" ")}`);
+    if (!(command in HELP) || command === "main")
+      throw new UsageError(`unknown command "${command}"`);
+    if (storeArg === undefined)
+      throw new UsageError(`zarr ${command} needs a <store>\n${HELP[command]}`);
+    if (positionals.length > 3)
+      throw new UsageError(`too many arguments: ${positionals.slice(3).join(" ")}`);
     switch (command) {
       case "info":
         await info(storeArg, path, values.json ?? false, out);
         break;
       case "tree": {
         const depth = values.depth === undefined ? Number.POSITIVE_INFINITY : Number(values.depth);
-        if (!(depth >= 0)) throw new UsageError(`--depth must be a non-negative integer, got ${values.depth}`);
+        if (!(depth >= 0))
+          throw new UsageError(`--depth must be a non-negative integer, got ${values.depth}`);
         await tree(storeArg, path, depth, out);
         break;
       }
       case "get":
-        await get(storeArg, path, { select: values.select, json: values.json ?? false, out: values.out }, out);
+        await get(
+          storeArg,
+          path,
+          { select: values.select, json: values.json ?? false, out: values.out },
+          out,
+        );
         break;
     }
     return 0;
   } catch (e) {
-    const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+    const usage =
+      e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
     const message = e instanceof Error ? e.message : String(e);
     const kind = e instanceof ZarrError ? `${e.name}: ` : usage ? "usage: " : "error: ";
     err(`zarr: ${kind}${message.split("\n")[0]}`);

@@ -8,13 +8,23 @@ import { join } from "node:path";
 import { main } from "@zarr/cli";
 import { createArray, slice } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
-import { fixturesSkipReason, haveFixtures, loadExpected, repoRoot, zarritaFixtures } from "@zarr/test-utils";
+import {
+  fixturesSkipReason,
+  haveFixtures,
+  loadExpected,
+  repoRoot,
+  zarritaFixtures,
+} from "@zarr/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(argv, (s) => out.push(s), (s) => err.push(s));
+  const code = await main(
+    argv,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
   return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
@@ -22,7 +32,8 @@ async function run(...argv: string[]): Promise<{ code: number; out: string; err:
 function same(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a === "number" && typeof b === "number") return Math.fround(a) === Math.fround(b);
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => same(x, b[i]));
   return false;
 }
 
@@ -59,16 +70,24 @@ describe.skipIf(!present)("info and tree on the fixtures", () => {
       fill_value: 0,
       stored_chunks: "3 of 3",
     });
-    expect(info.codecs.map((c: { name: string }) => c.name)).toEqual(["transpose", "bytes", "blosc"]);
+    expect(info.codecs.map((c: { name: string }) => c.name)).toEqual([
+      "transpose",
+      "bytes",
+      "blosc",
+    ]);
     expect(info.stored_bytes).toBeGreaterThan(0);
   });
   it("tree lists nested groups with shapes and data types, and --depth limits it", async () => {
     const r = await run("tree", store, "consolidated");
     expect(r.code).toBe(0);
     expect(r.out).toBe(
-      ["consolidated", "├── 1d.chunked.i2 [4] int16", "├── 2d.contiguous.i2 [2, 2] int16", "└── nested", "    └── 1d.i2 [4] int16"].join(
-        "\n",
-      ),
+      [
+        "consolidated",
+        "├── 1d.chunked.i2 [4] int16",
+        "├── 2d.contiguous.i2 [2, 2] int16",
+        "└── nested",
+        "    └── 1d.i2 [4] int16",
+      ].join("\n"),
     );
     const shallow = await run("tree", store, "consolidated", "--depth", "1");
     expect(shallow.out.split("\n")).toHaveLength(4);
@@ -81,8 +100,22 @@ describe("get on arrays written here", () => {
 
   it("selections, special floats, 64-bit integers, complex and raw values", async () => {
     const fs = new FileSystemStore(dir);
-    const f = await createArray(fs, "f", { shape: [2, 3], dataType: "float64", chunkShape: [1, 2] });
-    await f.set(null, new Float64Array([1.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0, 2]));
+    const f = await createArray(fs, "f", {
+      shape: [2, 3],
+      dataType: "float64",
+      chunkShape: [1, 2],
+    });
+    await f.set(
+      null,
+      new Float64Array([
+        1.5,
+        Number.NaN,
+        Number.POSITIVE_INFINITY,
+        Number.NEGATIVE_INFINITY,
+        -0,
+        2,
+      ]),
+    );
     const u = await createArray(fs, "u", { shape: [2], dataType: "uint64" });
     await u.set(null, new BigUint64Array([2n ** 64n - 1n, 5n]));
     const c = await createArray(fs, "c", { shape: [1], dataType: "complex64" });
@@ -100,7 +133,9 @@ describe("get on arrays written here", () => {
       shape: [2],
       data: [0, "NaN"],
     });
-    expect((await run("get", dir, "u", "--json")).out).toBe('{"shape":[2],"data":["18446744073709551615",5]}');
+    expect((await run("get", dir, "u", "--json")).out).toBe(
+      '{"shape":[2],"data":["18446744073709551615",5]}',
+    );
     expect((await run("get", dir, "c", "--json")).out).toBe('{"shape":[1],"data":[[1,-2]]}');
     expect((await run("get", dir, "r", "--json")).out).toBe('{"shape":[2],"data":[[0,0],[7,8]]}');
     expect((await run("get", dir, "b", "--json")).out).toBe('{"shape":[2],"data":[true,false]}');
@@ -111,12 +146,17 @@ describe("get on arrays written here", () => {
     const a = await createArray(fs, "be", {
       shape: [2, 2],
       dataType: "int32",
-      codecs: [{ name: "transpose", configuration: { order: [1, 0] } }, { name: "bytes", configuration: { endian: "big" } }],
+      codecs: [
+        { name: "transpose", configuration: { order: [1, 0] } },
+        { name: "bytes", configuration: { endian: "big" } },
+      ],
     });
     await a.set(null, new Int32Array([1, 2, 3, 4]));
     const file = join(dir, "out.bin");
     expect((await run("get", dir, "be", "--out", file)).code).toBe(0);
-    expect(Array.from(new Int32Array(new Uint8Array(readFileSync(file)).buffer))).toEqual([1, 2, 3, 4]);
+    expect(Array.from(new Int32Array(new Uint8Array(readFileSync(file)).buffer))).toEqual([
+      1, 2, 3, 4,
+    ]);
   });
 
   it("exit codes: 1 for usage errors, 2 for data errors, one-line messages", async () => {

@@ -11,39 +11,53 @@
  *
  * @packageDocumentation
  */
-export * from "./errors.js";
-export type * from "./store/types.js";
-export type * from "./dtypes/types.js";
-export type * from "./codecs/types.js";
-export * from "./registry/index.js";
-export * from "./store/index.js";
-export * from "./json.js";
-export * from "./dtypes/index.js";
-export * from "./metadata/index.js";
-export * from "./indexing/index.js";
+
 export * from "./chunk-grid/regular.js";
 export * from "./chunk-key/encodings.js";
-export { CodecPipeline, codecFactory, parseCodecJson, type CodecJson } from "./codecs/pipeline.js";
 export { bytesCodec } from "./codecs/bytes.js";
-export { transposeCodec } from "./codecs/transpose.js";
 export { crc32c, crc32cCodec } from "./codecs/crc32c.js";
-export { ZarrArray, gridCoords, type ArrayParts, type ArrayValue, type GetOptions, type SetOptions } from "./hierarchy/array.js";
-export { Group, type GroupContext, type HierarchyNode } from "./hierarchy/group.js";
+export { type CodecJson, CodecPipeline, codecFactory, parseCodecJson } from "./codecs/pipeline.js";
+export { transposeCodec } from "./codecs/transpose.js";
+export type * from "./codecs/types.js";
+export * from "./dtypes/index.js";
+export type * from "./dtypes/types.js";
+export * from "./errors.js";
 export {
-  open,
-  openArray,
-  openGroup,
+  type ArrayParts,
+  type ArrayValue,
+  type GetOptions,
+  gridCoords,
+  type SetOptions,
+  ZarrArray,
+} from "./hierarchy/array.js";
+export {
+  type CreateNodeRequest,
+  Group,
+  type GroupContext,
+  type HierarchyNode,
+} from "./hierarchy/group.js";
+export {
+  buildArrayParts,
+  type CreateArrayOptions,
+  type CreateGroupOptions,
+  consolidate,
   createArray,
   createGroup,
   eraseNode,
   exists,
-  buildArrayParts,
-  nodeFormatRegistry,
-  v3GroupContext,
   type NodeFormat,
+  nodeFormatRegistry,
   type OpenOptions,
-  type CreateArrayOptions,
-  type CreateGroupOptions,
+  open,
+  openArray,
+  openGroup,
+  v3GroupContext,
 } from "./hierarchy/node.js";
-export { childKey, nodePrefix, parentPath, nodeName } from "./hierarchy/paths.js";
-export { forEachConcurrent, withKeyLock, DEFAULT_CONCURRENCY } from "./util/concurrency.js";
+export { childKey, nodeName, nodePrefix, parentPath } from "./hierarchy/paths.js";
+export * from "./indexing/index.js";
+export * from "./json.js";
+export * from "./metadata/index.js";
+export * from "./registry/index.js";
+export * from "./store/index.js";
+export type * from "./store/types.js";
+export { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "./util/concurrency.js";

@@ -42,7 +42,8 @@ function sample(dataTypeName: string, n: number): DataArray {
     if (data instanceof BigInt64Array) data[i] = BigInt(v - 125) * 73_786_976_294_838_206n;
     else if (data instanceof BigUint64Array) data[i] = BigInt(v) * 73_786_976_294_838_206n;
     else if (dt.kind === "bool") (data as Uint8Array)[i] = v & 1;
-    else if (dt.kind === "float" || dt.kind === "complex") (data as Float64Array)[i] = (v - 125) / 4;
+    else if (dt.kind === "float" || dt.kind === "complex")
+      (data as Float64Array)[i] = (v - 125) / 4;
     else if (dt.kind === "int") (data as Int32Array)[i] = v - 125;
     else (data as Uint8Array)[i] = v;
   }
@@ -138,7 +139,11 @@ describe("shapes at the edges", () => {
 
   it("zero-length dimensions read and write nothing", async () => {
     const store = new MemoryStore();
-    const a = await createArray(store, "z", { shape: [0, 5], dataType: "uint16", chunkShape: [0, 2] });
+    const a = await createArray(store, "z", {
+      shape: [0, 5],
+      dataType: "uint16",
+      chunkShape: [0, 2],
+    });
     const got = await a.get();
     expect(got.shape).toEqual([0, 5]);
     expect(got.data.length).toBe(0);

@@ -22,8 +22,15 @@ function chunkKeys(store: MemoryStore, prefix: string): string[] {
 describe("writes", () => {
   it("partial-chunk writes read, modify and write back", async () => {
     const store = new MemoryStore();
-    const a = await createArray(store, "a", { shape: [6, 6], dataType: "int32", chunkShape: [4, 4] });
-    await a.set(null, Int32Array.from({ length: 36 }, (_, i) => i));
+    const a = await createArray(store, "a", {
+      shape: [6, 6],
+      dataType: "int32",
+      chunkShape: [4, 4],
+    });
+    await a.set(
+      null,
+      Int32Array.from({ length: 36 }, (_, i) => i),
+    );
     await a.set([slice(1, 3), slice(2, 5)], 100);
     const got = await a.get();
     const expected = Int32Array.from({ length: 36 }, (_, i) => {
@@ -69,10 +76,16 @@ describe("writes", () => {
 
   it("broadcasts scalars and writes negative-step and orthogonal selections", async () => {
     const store = new MemoryStore();
-    const a = await createArray(store, "a", { shape: [5, 4], dataType: "int16", chunkShape: [2, 3] });
+    const a = await createArray(store, "a", {
+      shape: [5, 4],
+      dataType: "int16",
+      chunkShape: [2, 3],
+    });
     await a.set([slice(null, null, -2), [0, 3]], new Int16Array([1, 2, 3, 4, 5, 6]));
     const got = await a.get();
-    const grid = Array.from({ length: 5 }, (_, r) => Array.from(got.data as Int16Array).slice(r * 4, r * 4 + 4));
+    const grid = Array.from({ length: 5 }, (_, r) =>
+      Array.from(got.data as Int16Array).slice(r * 4, r * 4 + 4),
+    );
     expect(grid).toEqual([
       [5, 0, 0, 6],
       [0, 0, 0, 0],
@@ -96,7 +109,9 @@ describe("writes", () => {
     await expect(a.set(null, new Uint8Array(3))).rejects.toBeInstanceOf(ValueError);
     await expect(a.set(null, new Float32Array(4))).rejects.toBeInstanceOf(ValueError);
     await expect(a.set(null, 300)).rejects.toBeInstanceOf(ValueError);
-    await expect(a.set(null, { data: new Uint8Array(4), shape: [2, 2] })).rejects.toBeInstanceOf(ValueError);
+    await expect(a.set(null, { data: new Uint8Array(4), shape: [2, 2] })).rejects.toBeInstanceOf(
+      ValueError,
+    );
   });
 
   it("rejects selections out of bounds", async () => {
@@ -122,8 +137,16 @@ describe("64-bit integers", () => {
 describe("resize (v3 core: Resizing)", () => {
   it("shrinking erases chunks outside the new shape; growing reads fill", async () => {
     const store = new MemoryStore();
-    const a = await createArray(store, "a", { shape: [10], dataType: "int8", chunkShape: [3], fillValue: -1 });
-    await a.set(null, Int8Array.from({ length: 10 }, (_, i) => i));
+    const a = await createArray(store, "a", {
+      shape: [10],
+      dataType: "int8",
+      chunkShape: [3],
+      fillValue: -1,
+    });
+    await a.set(
+      null,
+      Int8Array.from({ length: 10 }, (_, i) => i),
+    );
     await a.resize([4]);
     expect(chunkKeys(store, "a")).toEqual(["a/c/0", "a/c/1"]);
     expect(Array.from((await a.get()).data as Int8Array)).toEqual([0, 1, 2, 3]);
@@ -131,13 +154,23 @@ describe("resize (v3 core: Resizing)", () => {
     expect(reopened.shape).toEqual([4]);
     await reopened.resize([8], {});
     // Data past the old edge inside a kept chunk is shown again (spec note), unless cleared.
-    expect(Array.from((await reopened.get()).data as Int8Array)).toEqual([0, 1, 2, 3, 4, 5, -1, -1]);
+    expect(Array.from((await reopened.get()).data as Int8Array)).toEqual([
+      0, 1, 2, 3, 4, 5, -1, -1,
+    ]);
   });
 
   it("clearEdges resets elements outside the new shape to the fill value", async () => {
     const store = new MemoryStore();
-    const a = await createArray(store, "a", { shape: [10], dataType: "int8", chunkShape: [3], fillValue: -1 });
-    await a.set(null, Int8Array.from({ length: 10 }, (_, i) => i));
+    const a = await createArray(store, "a", {
+      shape: [10],
+      dataType: "int8",
+      chunkShape: [3],
+      fillValue: -1,
+    });
+    await a.set(
+      null,
+      Int8Array.from({ length: 10 }, (_, i) => i),
+    );
     await a.resize([4], { clearEdges: true });
     await a.resize([8]);
     expect(Array.from((await a.get()).data as Int8Array)).toEqual([0, 1, 2, 3, -1, -1, -1, -1]);
@@ -147,14 +180,22 @@ describe("resize (v3 core: Resizing)", () => {
 describe("attributes, chunks and nodes", () => {
   it("updates attributes in the metadata document", async () => {
     const store = new MemoryStore();
-    const a = await createArray(store, "a", { shape: [1], dataType: "bool", attributes: { units: "K" } });
+    const a = await createArray(store, "a", {
+      shape: [1],
+      dataType: "bool",
+      attributes: { units: "K" },
+    });
     await a.updateAttributes({ scale: 2 });
     expect((await openArray(store, "a")).attrs).toEqual({ units: "K", scale: 2 });
   });
 
   it("reads and writes single chunks", async () => {
     const store = new MemoryStore();
-    const a = await createArray(store, "a", { shape: [4, 4], dataType: "uint16", chunkShape: [2, 2] });
+    const a = await createArray(store, "a", {
+      shape: [4, 4],
+      dataType: "uint16",
+      chunkShape: [2, 2],
+    });
     expect(await a.getChunk([1, 1])).toBeUndefined();
     await a.setChunk([1, 1], { data: new Uint16Array([1, 2, 3, 4]) });
     expect(Array.from((await a.getChunk([1, 1]))!.data as Uint16Array)).toEqual([1, 2, 3, 4]);
@@ -187,7 +228,9 @@ describe("attributes, chunks and nodes", () => {
       codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "blosc" }],
     }).catch((e) => e);
     expect(err).toBeInstanceOf(NotRegisteredError);
-    expect(String(err.message)).toContain('install @zarr/codec-blosc and import "@zarr/codec-blosc/register"');
+    expect(String(err.message)).toContain(
+      'install @zarr/codec-blosc and import "@zarr/codec-blosc/register"',
+    );
     // Nothing was written for the failed create.
     expect(store.map.has("b/zarr.json")).toBe(false);
   });

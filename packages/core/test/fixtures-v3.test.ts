@@ -20,7 +20,12 @@ if (!present) console.warn(fixturesSkipReason);
 describe.skipIf(!present)("zarrita v3 fixtures through core", () => {
   const expected = present ? loadExpected(3) : {};
   const store = readOnlyDirStore(join(zarritaFixtures, "v3/data.zarr"));
-  const coreOnly = ["1d.contiguous.raw.i2", "consolidated/1d.chunked.i2", "consolidated/2d.contiguous.i2", "consolidated/nested/1d.i2"];
+  const coreOnly = [
+    "1d.contiguous.raw.i2",
+    "consolidated/1d.chunked.i2",
+    "consolidated/2d.contiguous.i2",
+    "consolidated/nested/1d.i2",
+  ];
   for (const key of coreOnly) {
     it(`${key} reads equal to expected-v3.json`, async () => {
       const a = await openArray(store, key);
@@ -34,7 +39,10 @@ describe.skipIf(!present)("zarrita v3 fixtures through core", () => {
     ["1d.contiguous.gzip.i2", "gzip"],
   ] as const) {
     it(`${key} without its codec package: NotRegisteredError naming ${codec}`, async () => {
-      const err = await openArray(store, key).then((a) => a.get(), (e) => e);
+      const err = await openArray(store, key).then(
+        (a) => a.get(),
+        (e) => e,
+      );
       expect(err).toBeInstanceOf(NotRegisteredError);
       expect(err.message).toContain(`codec "${codec}" is not registered: install @zarr/codec-`);
     });

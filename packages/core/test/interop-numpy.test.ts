@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 const python = findPython(["numpy"]);
 if (!python) console.warn(pythonSkipReason(["numpy"]));
 
-const READER = String.raw`
+const READER = `
 import json, os, sys, itertools
 import numpy as np
 root = sys.argv[1] if len(sys.argv) > 1 else None
@@ -50,14 +50,65 @@ for name in cases:
 json.dump(out, sys.stdout)
 `;
 
-const CASES: { name: string; dataType: string; shape: number[]; chunks: number[]; codecs: JsonValue[]; fill?: unknown }[] = [
-  { name: "i2_be", dataType: "int16", shape: [7, 5], chunks: [3, 2], codecs: [{ name: "bytes", configuration: { endian: "big" } }] },
-  { name: "f4_le_T", dataType: "float32", shape: [4, 3, 5], chunks: [2, 3, 2], fill: "NaN", codecs: [{ name: "transpose", configuration: { order: [2, 0, 1] } }, { name: "bytes", configuration: { endian: "little" } }] },
-  { name: "c16_be", dataType: "complex128", shape: [6], chunks: [4], fill: [1, -2], codecs: [{ name: "bytes", configuration: { endian: "big" } }] },
-  { name: "u8_le", dataType: "uint64", shape: [5, 2], chunks: [2, 2], codecs: [{ name: "bytes", configuration: { endian: "little" } }] },
+const CASES: {
+  name: string;
+  dataType: string;
+  shape: number[];
+  chunks: number[];
+  codecs: JsonValue[];
+  fill?: unknown;
+}[] = [
+  {
+    name: "i2_be",
+    dataType: "int16",
+    shape: [7, 5],
+    chunks: [3, 2],
+    codecs: [{ name: "bytes", configuration: { endian: "big" } }],
+  },
+  {
+    name: "f4_le_T",
+    dataType: "float32",
+    shape: [4, 3, 5],
+    chunks: [2, 3, 2],
+    fill: "NaN",
+    codecs: [
+      { name: "transpose", configuration: { order: [2, 0, 1] } },
+      { name: "bytes", configuration: { endian: "little" } },
+    ],
+  },
+  {
+    name: "c16_be",
+    dataType: "complex128",
+    shape: [6],
+    chunks: [4],
+    fill: [1, -2],
+    codecs: [{ name: "bytes", configuration: { endian: "big" } }],
+  },
+  {
+    name: "u8_le",
+    dataType: "uint64",
+    shape: [5, 2],
+    chunks: [2, 2],
+    codecs: [{ name: "bytes", configuration: { endian: "little" } }],
+  },
   { name: "b1", dataType: "bool", shape: [9], chunks: [4], codecs: [{ name: "bytes" }] },
-  { name: "f2_be_T", dataType: "float16", shape: [3, 4], chunks: [2, 3], codecs: [{ name: "transpose", configuration: { order: [1, 0] } }, { name: "bytes", configuration: { endian: "big" } }] },
-  { name: "i8_le", dataType: "int64", shape: [4], chunks: [3], codecs: [{ name: "bytes", configuration: { endian: "little" } }] },
+  {
+    name: "f2_be_T",
+    dataType: "float16",
+    shape: [3, 4],
+    chunks: [2, 3],
+    codecs: [
+      { name: "transpose", configuration: { order: [1, 0] } },
+      { name: "bytes", configuration: { endian: "big" } },
+    ],
+  },
+  {
+    name: "i8_le",
+    dataType: "int64",
+    shape: [4],
+    chunks: [3],
+    codecs: [{ name: "bytes", configuration: { endian: "little" } }],
+  },
 ];
 
 describe.skipIf(!python)("an independent NumPy reader decodes what we write", () => {
@@ -98,7 +149,10 @@ describe.skipIf(!python)("an independent NumPy reader decodes what we write", ()
       }
       paths[c.name] = join(dir, c.name);
     }
-    const theirs = JSON.parse(runPython(python!, READER, Buffer.from(JSON.stringify(paths))).toString());
-    for (const c of CASES) expect({ name: c.name, hex: theirs[c.name] }).toEqual({ name: c.name, hex: ours[c.name] });
+    const theirs = JSON.parse(
+      runPython(python!, READER, Buffer.from(JSON.stringify(paths))).toString(),
+    );
+    for (const c of CASES)
+      expect({ name: c.name, hex: theirs[c.name] }).toEqual({ name: c.name, hex: ours[c.name] });
   });
 });

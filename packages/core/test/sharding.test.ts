@@ -49,7 +49,16 @@ function ramp(dtype: string, n: number) {
 }
 
 describe("round trips", () => {
-  for (const dtype of ["bool", "uint8", "int16", "float32", "float64", "uint64", "complex64", "r24"]) {
+  for (const dtype of [
+    "bool",
+    "uint8",
+    "int16",
+    "float32",
+    "float64",
+    "uint64",
+    "complex64",
+    "r24",
+  ]) {
     for (const location of ["start", "end"] as const) {
       it(`${dtype}, index at ${location}, ragged array edges`, async () => {
         const store = new MemoryStore();
@@ -70,7 +79,9 @@ describe("round trips", () => {
         for (let r = 0; r < 5; r++) {
           for (let c = 0; c < 3; c++) {
             for (let k = 0; k < w; k++) {
-              expect(part.data[(r * 3 + c) * w + k]).toEqual(full.data[((3 + r) * 7 + 1 + 2 * c) * w + k]);
+              expect(part.data[(r * 3 + c) * w + k]).toEqual(
+                full.data[((3 + r) * 7 + 1 + 2 * c) * w + k],
+              );
             }
           }
         }
@@ -80,10 +91,13 @@ describe("round trips", () => {
 
   it("nested sharding with a transpose inside", async () => {
     const store = new MemoryStore();
-    const inner = sharding([2, 2], [
-      { name: "transpose", configuration: { order: [1, 0] } },
-      { name: "bytes", configuration: { endian: "big" } },
-    ]);
+    const inner = sharding(
+      [2, 2],
+      [
+        { name: "transpose", configuration: { order: [1, 0] } },
+        { name: "bytes", configuration: { endian: "big" } },
+      ],
+    );
     const a = await createArray(store, "n", {
       shape: [8, 8],
       dataType: "int32",
@@ -139,7 +153,12 @@ describe("missing inner chunks and empty shards", () => {
 
   it("a corrupted index is a CodecError, never wrong data", async () => {
     const store = new MemoryStore();
-    const a = await createArray(store, "a", { shape: [4], dataType: "uint8", chunkShape: [4], codecs: [sharding([2])] });
+    const a = await createArray(store, "a", {
+      shape: [4],
+      dataType: "uint8",
+      chunkShape: [4],
+      codecs: [sharding([2])],
+    });
     await a.set(null, new Uint8Array([1, 2, 3, 4]));
     const shard = store.map.get("a/c/0")!.slice();
     shard[shard.length - 10] ^= 0xff;
@@ -150,7 +169,12 @@ describe("missing inner chunks and empty shards", () => {
 
   it("rejects an inner chunk shape that does not divide the shard", async () => {
     await expect(
-      createArray(new MemoryStore(), "a", { shape: [9], dataType: "uint8", chunkShape: [9], codecs: [sharding([2])] }),
+      createArray(new MemoryStore(), "a", {
+        shape: [9],
+        dataType: "uint8",
+        chunkShape: [9],
+        codecs: [sharding([2])],
+      }),
     ).rejects.toBeInstanceOf(MetadataError);
   });
 });
@@ -192,7 +216,10 @@ describe("partial reads cost (counting store)", () => {
       chunkShape: [64],
       codecs: [sharding([4])],
     });
-    await a.set(null, Uint8Array.from({ length: 64 }, (_, i) => i + 1));
+    await a.set(
+      null,
+      Uint8Array.from({ length: 64 }, (_, i) => i + 1),
+    );
     const counting = new CountingStore(memory, { log: true });
     const b = await openArray(counting, "a");
     counting.reset();
@@ -223,7 +250,7 @@ describe("concurrent writers of one shard", () => {
 const python = findPython(["numpy"]);
 if (!python) console.warn(pythonSkipReason(["numpy"]));
 
-const SHARD_READER = String.raw`
+const SHARD_READER = `
 import json, os, sys, zlib, struct, itertools
 import numpy as np
 base = sys.stdin.read().strip()
@@ -253,39 +280,53 @@ for sidx in itertools.product(*[range(-(-s // c)) for s, c in zip(shape, shard)]
 sys.stdout.write(out.tobytes().hex())
 `;
 
-describe.skipIf(!python || !findPython(["numpy", "crc32c"]))("an independent reader decodes our shards", () => {
-  const dir = mkdtempSync(join(tmpdir(), "zarr-shard-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  it("NumPy + zlib + crc32c read what we wrote (gzip inner codec)", async () => {
-    // A test-local gzip codec on node:zlib (core's tests cannot depend on @zarr/codec-gzip).
-    registerCodec("gzip", {
-      kind: "bytes_to_bytes",
-      fromConfig: (cfg) => ({
+describe.skipIf(!python || !findPython(["numpy", "crc32c"]))(
+  "an independent reader decodes our shards",
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), "zarr-shard-"));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    it("NumPy + zlib + crc32c read what we wrote (gzip inner codec)", async () => {
+      // A test-local gzip codec on node:zlib (core's tests cannot depend on @zarr/codec-gzip).
+      registerCodec("gzip", {
         kind: "bytes_to_bytes",
-        name: "gzip",
-        toJSON: () => ({ name: "gzip", configuration: cfg ?? {} }),
-        encode: (b: Uint8Array) => new Uint8Array(gzipSync(b, { level: Number(cfg?.level ?? 5) })),
-        decode: (b: Uint8Array) => new Uint8Array(gunzipSync(b)),
-      }),
+        fromConfig: (cfg) => ({
+          kind: "bytes_to_bytes",
+          name: "gzip",
+          toJSON: () => ({ name: "gzip", configuration: cfg ?? {} }),
+          encode: (b: Uint8Array) =>
+            new Uint8Array(gzipSync(b, { level: Number(cfg?.level ?? 5) })),
+          decode: (b: Uint8Array) => new Uint8Array(gunzipSync(b)),
+        }),
+      });
+      const store = new MemoryStore();
+      const a = await createArray(store, "g", {
+        shape: [10, 9],
+        dataType: "int32",
+        chunkShape: [8, 6],
+        fillValue: -1,
+        codecs: [
+          sharding(
+            [4, 3],
+            [
+              { name: "bytes", configuration: { endian: "little" } },
+              { name: "gzip", configuration: { level: 5 } },
+            ],
+          ),
+        ],
+      });
+      const data = Int32Array.from({ length: 90 }, (_, i) => (i % 17 === 0 ? -1 : i * 1000));
+      await a.set(null, data);
+      for (const [key, value] of store.map) {
+        const file = join(dir, ...key.split("/"));
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, value);
+      }
+      const hex = runPython(
+        findPython(["numpy", "crc32c"])!,
+        SHARD_READER,
+        Buffer.from(join(dir, "g")),
+      ).toString();
+      expect(hex).toBe(Buffer.from(data.buffer).toString("hex"));
     });
-    const store = new MemoryStore();
-    const a = await createArray(store, "g", {
-      shape: [10, 9],
-      dataType: "int32",
-      chunkShape: [8, 6],
-      fillValue: -1,
-      codecs: [
-        sharding([4, 3], [{ name: "bytes", configuration: { endian: "little" } }, { name: "gzip", configuration: { level: 5 } }]),
-      ],
-    });
-    const data = Int32Array.from({ length: 90 }, (_, i) => (i % 17 === 0 ? -1 : i * 1000));
-    await a.set(null, data);
-    for (const [key, value] of store.map) {
-      const file = join(dir, ...key.split("/"));
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, value);
-    }
-    const hex = runPython(findPython(["numpy", "crc32c"])!, SHARD_READER, Buffer.from(join(dir, "g"))).toString();
-    expect(hex).toBe(Buffer.from(data.buffer).toString("hex"));
-  });
-});
+  },
+);

@@ -23,7 +23,10 @@ export function readOnlyDirStore(root: string) {
       }
       if (!range) return bytes;
       if ("suffix" in range) return bytes.subarray(Math.max(0, bytes.length - range.suffix));
-      return bytes.subarray(range.offset, range.length === undefined ? undefined : range.offset + range.length);
+      return bytes.subarray(
+        range.offset,
+        range.length === undefined ? undefined : range.offset + range.length,
+      );
     },
     async *list(): AsyncGenerator<string> {
       const walk = async function* (dir: string): AsyncGenerator<string> {

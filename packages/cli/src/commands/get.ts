@@ -23,7 +23,9 @@ export async function get(
   const result = await array.get(selection);
   if (options.out) {
     if (!array.dataType.toBytes) {
-      throw new UsageError(`--out writes fixed-size data only; ${array.dataType.name} is variable-size (use --json)`);
+      throw new UsageError(
+        `--out writes fixed-size data only; ${array.dataType.name} is variable-size (use --json)`,
+      );
     }
     await writeFile(options.out, array.dataType.toBytes(result.data, true));
   }

@@ -3,7 +3,12 @@ import { scalarJson } from "../format.js";
 import { openStoreArg } from "../stores.js";
 
 /** `zarr info <store> [path] [--json]`: what a node is and how it is stored. */
-export async function info(storeArg: string, path: string, json: boolean, out: (s: string) => void): Promise<void> {
+export async function info(
+  storeArg: string,
+  path: string,
+  json: boolean,
+  out: (s: string) => void,
+): Promise<void> {
   const store = resolveStore(await openStoreArg(storeArg));
   const node = await open(store, path);
   const report = node.kind === "array" ? await arrayInfo(node) : groupInfo(node);
@@ -13,7 +18,10 @@ export async function info(storeArg: string, path: string, json: boolean, out: (
   }
   const width = Math.max(...Object.keys(report).map((k) => k.length));
   for (const [k, v] of Object.entries(report)) {
-    const text = typeof v === "string" ? v : JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x));
+    const text =
+      typeof v === "string"
+        ? v
+        : JSON.stringify(v, (_k, x) => (typeof x === "bigint" ? x.toString() : x));
     out(`${k.padEnd(width)}  ${text}`);
   }
 }

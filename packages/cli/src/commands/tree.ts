@@ -11,7 +11,12 @@ function name(node: HierarchyNode): string {
 }
 
 /** `zarr tree <store> [path] [--depth N]`: the hierarchy with shapes and data types. */
-export async function tree(storeArg: string, path: string, depth: number, out: (s: string) => void): Promise<void> {
+export async function tree(
+  storeArg: string,
+  path: string,
+  depth: number,
+  out: (s: string) => void,
+): Promise<void> {
   const store = resolveStore(await openStoreArg(storeArg));
   const root = await open(store, path);
   out(`${name(root)} ${describe(root)}`.trimEnd());
@@ -39,6 +44,7 @@ async function printChildren(
       continue;
     }
     out(`${branch}${name(child)} ${describe(child)}`.trimEnd());
-    if (child.kind === "group") await printChildren(child, `${indent}${last ? "    " : "│   "}`, depth - 1, out);
+    if (child.kind === "group")
+      await printChildren(child, `${indent}${last ? "    " : "│   "}`, depth - 1, out);
   }
 }

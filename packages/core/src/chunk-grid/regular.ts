@@ -21,7 +21,11 @@ export interface ChunkGrid {
 
 /** Builds a chunk grid from metadata. */
 export interface ChunkGridFactory {
-  fromConfig(configuration: JsonObject | undefined, shape: readonly number[], path: string): ChunkGrid;
+  fromConfig(
+    configuration: JsonObject | undefined,
+    shape: readonly number[],
+    path: string,
+  ): ChunkGrid;
 }
 
 /** Creates a regular grid with `chunkShape`. */
@@ -47,7 +51,12 @@ export const regularChunkGrid: ChunkGridFactory = {
     }
     for (let i = 0; i < cs.length; i++) {
       const c = cs[i];
-      if (typeof c !== "number" || !Number.isSafeInteger(c) || c < 0 || (c === 0 && shape[i] !== 0)) {
+      if (
+        typeof c !== "number" ||
+        !Number.isSafeInteger(c) ||
+        c < 0 ||
+        (c === 0 && shape[i] !== 0)
+      ) {
         throw new MetadataError(
           `${path}: chunk_grid.configuration.chunk_shape[${i}] must be a positive integer, got ${String(c)}`,
           { path },

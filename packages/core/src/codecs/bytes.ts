@@ -49,7 +49,9 @@ export const bytesCodec: CodecFactory = {
     }
     for (const key of Object.keys(configuration ?? {})) {
       if (key !== "endian") {
-        throw new MetadataError(`${path}: bytes codec: unknown configuration key "${key}"`, { path });
+        throw new MetadataError(`${path}: bytes codec: unknown configuration key "${key}"`, {
+          path,
+        });
       }
     }
     const little = endian !== "big";

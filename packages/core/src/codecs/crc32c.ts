@@ -67,9 +67,12 @@ export const crc32cCodec: CodecFactory = {
       },
       decode(bytes, decodedSize) {
         if (bytes.length < 4) {
-          throw new CodecError(`${path}: crc32c: ${bytes.length} bytes is shorter than the checksum`, {
-            path,
-          });
+          throw new CodecError(
+            `${path}: crc32c: ${bytes.length} bytes is shorter than the checksum`,
+            {
+              path,
+            },
+          );
         }
         const payload = bytes.subarray(0, bytes.length - 4);
         if (decodedSize !== undefined && payload.length !== decodedSize) {
@@ -78,7 +81,10 @@ export const crc32cCodec: CodecFactory = {
             { path },
           );
         }
-        const stored = new DataView(bytes.buffer, bytes.byteOffset + payload.length, 4).getUint32(0, true);
+        const stored = new DataView(bytes.buffer, bytes.byteOffset + payload.length, 4).getUint32(
+          0,
+          true,
+        );
         const actual = crc32c(payload);
         if (stored !== actual) {
           throw new CodecError(

@@ -13,12 +13,11 @@ import { bytesCodec } from "./bytes.js";
 import { crc32cCodec } from "./crc32c.js";
 import { shardingCodec } from "./sharding.js";
 import { transposeCodec } from "./transpose.js";
-import { vlenBytesCodec, vlenUtf8Codec } from "./vlen.js";
 import type {
   ArrayToArrayCodec,
   ArrayToBytesCodec,
-  BytesToBytesCodec,
   ByteGetter,
+  BytesToBytesCodec,
   ChunkRegion,
   ChunkSpec,
   Codec,
@@ -27,6 +26,7 @@ import type {
   CodecOptions,
   NDArray,
 } from "./types.js";
+import { vlenBytesCodec, vlenUtf8Codec } from "./vlen.js";
 
 /**
  * Codecs that core provides without registration. A function rather than a
@@ -76,10 +76,15 @@ export function parseCodecJson(entry: JsonValue, field: string, path: string): C
   if (typeof name !== "string") {
     throw new MetadataError(`${path}: ${field}.name must be a string`, { path });
   }
-  if (configuration !== undefined && (configuration === null || typeof configuration !== "object" || Array.isArray(configuration))) {
+  if (
+    configuration !== undefined &&
+    (configuration === null || typeof configuration !== "object" || Array.isArray(configuration))
+  ) {
     throw new MetadataError(`${path}: ${field}.configuration must be an object`, { path });
   }
-  return configuration === undefined ? { name } : { name, configuration: configuration as JsonObject };
+  return configuration === undefined
+    ? { name }
+    : { name, configuration: configuration as JsonObject };
 }
 
 /** An encoding pipeline for one array's chunks. */
@@ -119,9 +124,12 @@ export class CodecPipeline {
     format: 2 | 3 = 3,
   ): Promise<CodecPipeline> {
     if (!Array.isArray(entries) || entries.length === 0) {
-      throw new MetadataError(`${path}: codecs must be a non-empty list (an array -> bytes codec is required)`, {
-        path,
-      });
+      throw new MetadataError(
+        `${path}: codecs must be a non-empty list (an array -> bytes codec is required)`,
+        {
+          path,
+        },
+      );
     }
     const resolve = async (inner: readonly JsonValue[], innerSpec: ChunkSpec): Promise<Codec[]> => {
       const p = await CodecPipeline.create(inner, innerSpec, path, format);
@@ -136,30 +144,46 @@ export class CodecPipeline {
       const field = `codecs[${i}]`;
       const json = parseCodecJson(entries[i], field, path);
       const factory = await codecFactory(json.name, path);
-      const context: CodecContext = { spec: current, path: `${path}: ${field} (${json.name})`, format, resolve };
+      const context: CodecContext = {
+        spec: current,
+        path: `${path}: ${field} (${json.name})`,
+        format,
+        resolve,
+      };
       const codec = await factory.fromConfig(json.configuration, context);
       if (codec.kind === "array_to_array") {
         if (a2b) {
-          throw new MetadataError(`${path}: ${field}: array -> array codec "${json.name}" after the array -> bytes codec`, { path });
+          throw new MetadataError(
+            `${path}: ${field}: array -> array codec "${json.name}" after the array -> bytes codec`,
+            { path },
+          );
         }
         a2a.push(codec);
         current = codec.encodedSpec(current);
         specs.push(current);
       } else if (codec.kind === "array_to_bytes") {
         if (a2b) {
-          throw new MetadataError(`${path}: ${field}: a second array -> bytes codec "${json.name}" (only one is allowed)`, { path });
+          throw new MetadataError(
+            `${path}: ${field}: a second array -> bytes codec "${json.name}" (only one is allowed)`,
+            { path },
+          );
         }
         codec.validate(current);
         a2b = codec;
       } else {
         if (!a2b) {
-          throw new MetadataError(`${path}: ${field}: bytes -> bytes codec "${json.name}" before the array -> bytes codec`, { path });
+          throw new MetadataError(
+            `${path}: ${field}: bytes -> bytes codec "${json.name}" before the array -> bytes codec`,
+            { path },
+          );
         }
         b2b.push(codec);
       }
     }
     if (!a2b) {
-      throw new MetadataError(`${path}: codecs has no array -> bytes codec (e.g. "bytes")`, { path });
+      throw new MetadataError(`${path}: codecs has no array -> bytes codec (e.g. "bytes")`, {
+        path,
+      });
     }
     return new CodecPipeline(spec, a2a, a2b, b2b, specs, path);
   }
@@ -229,9 +253,15 @@ export class CodecPipeline {
   }
 
   /** Decodes `region` of a chunk through `input`; see {@link supportsPartialDecode}. */
-  decodePartial(input: ByteGetter, region: ChunkRegion, options?: CodecOptions): Promise<NDArray | undefined> {
+  decodePartial(
+    input: ByteGetter,
+    region: ChunkRegion,
+    options?: CodecOptions,
+  ): Promise<NDArray | undefined> {
     if (!this.supportsPartialDecode) {
-      throw new CodecError(`${this.path}: this codec pipeline cannot decode partially`, { path: this.path });
+      throw new CodecError(`${this.path}: this codec pipeline cannot decode partially`, {
+        path: this.path,
+      });
     }
     return this.arrayToBytes.decodePartial!(input, region, this.spec, options);
   }

@@ -55,17 +55,28 @@ function* gridIndices(lo: readonly number[], hi: readonly number[]): Generator<n
   }
 }
 
-function positiveIntList(value: JsonValue | undefined, ndim: number, field: string, path: string): number[] {
+function positiveIntList(
+  value: JsonValue | undefined,
+  ndim: number,
+  field: string,
+  path: string,
+): number[] {
   if (!Array.isArray(value) || value.length !== ndim) {
-    throw new MetadataError(`${path}: sharding_indexed: ${field} must be a list of ${ndim} positive integers`, {
-      path,
-    });
+    throw new MetadataError(
+      `${path}: sharding_indexed: ${field} must be a list of ${ndim} positive integers`,
+      {
+        path,
+      },
+    );
   }
   for (const v of value) {
     if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) {
-      throw new MetadataError(`${path}: sharding_indexed: ${field} must hold positive integers, got ${String(v)}`, {
-        path,
-      });
+      throw new MetadataError(
+        `${path}: sharding_indexed: ${field} must hold positive integers, got ${String(v)}`,
+        {
+          path,
+        },
+      );
     }
   }
   return value as number[];
@@ -81,7 +92,9 @@ export const shardingCodec: CodecFactory = {
     const cfg = configuration ?? {};
     for (const key of Object.keys(cfg)) {
       if (!["chunk_shape", "codecs", "index_codecs", "index_location"].includes(key)) {
-        throw new MetadataError(`${path}: sharding_indexed: unknown configuration key "${key}"`, { path });
+        throw new MetadataError(`${path}: sharding_indexed: unknown configuration key "${key}"`, {
+          path,
+        });
       }
     }
     const innerShape = positiveIntList(cfg.chunk_shape, ndim, "chunk_shape", path);
@@ -95,7 +108,10 @@ export const shardingCodec: CodecFactory = {
     });
     const location = cfg.index_location ?? "end";
     if (location !== "start" && location !== "end") {
-      throw new MetadataError(`${path}: sharding_indexed: index_location must be "start" or "end"`, { path });
+      throw new MetadataError(
+        `${path}: sharding_indexed: index_location must be "start" or "end"`,
+        { path },
+      );
     }
     if (!Array.isArray(cfg.codecs)) {
       throw new MetadataError(`${path}: sharding_indexed: codecs must be a list`, { path });
@@ -103,8 +119,17 @@ export const shardingCodec: CodecFactory = {
     const indexCodecsJson: JsonValue[] = Array.isArray(cfg.index_codecs)
       ? cfg.index_codecs
       : [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }];
-    const innerSpec: ChunkSpec = { shape: innerShape, dataType: spec.dataType, fillValue: spec.fillValue };
-    const inner = await CodecPipeline.create(cfg.codecs, innerSpec, `${path} inner codecs`, context.format);
+    const innerSpec: ChunkSpec = {
+      shape: innerShape,
+      dataType: spec.dataType,
+      fillValue: spec.fillValue,
+    };
+    const inner = await CodecPipeline.create(
+      cfg.codecs,
+      innerSpec,
+      `${path} inner codecs`,
+      context.format,
+    );
     const perShard = spec.shape.map((s, i) => s / innerShape[i]);
     const nChunks = product(perShard);
     const indexSpec: ChunkSpec = {
@@ -112,12 +137,20 @@ export const shardingCodec: CodecFactory = {
       dataType: uint64,
       fillValue: uint64.defaultFillValue(),
     };
-    const index = await CodecPipeline.create(indexCodecsJson, indexSpec, `${path} index_codecs`, context.format);
+    const index = await CodecPipeline.create(
+      indexCodecsJson,
+      indexSpec,
+      `${path} index_codecs`,
+      context.format,
+    );
     const indexSize = index.encodedSize;
     if (indexSize === undefined) {
-      throw new MetadataError(`${path}: sharding_indexed: index_codecs must produce fixed-size output (e.g. bytes + crc32c)`, {
-        path,
-      });
+      throw new MetadataError(
+        `${path}: sharding_indexed: index_codecs must produce fixed-size output (e.g. bytes + crc32c)`,
+        {
+          path,
+        },
+      );
     }
     const dataType = spec.dataType;
     const width = dataType.width;
@@ -127,7 +160,10 @@ export const shardingCodec: CodecFactory = {
 
     const fail = (why: string) => new CodecError(`${path}: sharding_indexed: ${why}`, { path });
 
-    async function decodeIndex(bytes: Uint8Array, shardLength: number | undefined): Promise<ShardIndex> {
+    async function decodeIndex(
+      bytes: Uint8Array,
+      shardLength: number | undefined,
+    ): Promise<ShardIndex> {
       const decoded = (await index.decode(bytes)).data as BigUint64Array;
       const offsets = new Float64Array(nChunks);
       const sizes = new Float64Array(nChunks);
@@ -144,7 +180,9 @@ export const shardingCodec: CodecFactory = {
           throw fail(`index entry ${i} (offset ${o}, nbytes ${n}) is invalid`);
         }
         if (shardLength !== undefined && Number(end) > shardLength) {
-          throw fail(`index entry ${i} (offset ${o}, nbytes ${n}) points past the shard's ${shardLength} bytes`);
+          throw fail(
+            `index entry ${i} (offset ${o}, nbytes ${n}) points past the shard's ${shardLength} bytes`,
+          );
         }
         offsets[i] = Number(o);
         sizes[i] = Number(n);
@@ -179,16 +217,23 @@ export const shardingCodec: CodecFactory = {
       return i;
     }
 
-    async function readIndex(input: ByteGetter, options?: CodecOptions): Promise<ShardIndex | undefined> {
+    async function readIndex(
+      input: ByteGetter,
+      options?: CodecOptions,
+    ): Promise<ShardIndex | undefined> {
       const range = location === "end" ? { suffix: indexSize! } : { offset: 0, length: indexSize! };
       const bytes = await input.get(range, options);
       if (bytes === undefined) return undefined;
-      if (bytes.length !== indexSize) throw fail(`shard is ${bytes.length} bytes, shorter than its ${indexSize}-byte index`);
+      if (bytes.length !== indexSize)
+        throw fail(`shard is ${bytes.length} bytes, shorter than its ${indexSize}-byte index`);
       return decodeIndex(bytes, undefined);
     }
 
     /** Reads the index once for concurrent readers of the same shard. */
-    function sharedIndex(input: ByteGetter, options?: CodecOptions): Promise<ShardIndex | undefined> {
+    function sharedIndex(
+      input: ByteGetter,
+      options?: CodecOptions,
+    ): Promise<ShardIndex | undefined> {
       const key = input.cacheKey;
       if (key === undefined) return readIndex(input, options);
       let p = inflight.get(key);
@@ -214,18 +259,31 @@ export const shardingCodec: CodecFactory = {
         },
       }),
       validate(decoded: ChunkSpec) {
-        if (decoded.shape.length !== ndim || decoded.shape.some((s, i) => s % innerShape[i] !== 0)) {
-          throw fail(`shard shape [${decoded.shape.join(", ")}] is not a multiple of chunk_shape [${innerShape.join(", ")}]`);
+        if (
+          decoded.shape.length !== ndim ||
+          decoded.shape.some((s, i) => s % innerShape[i] !== 0)
+        ) {
+          throw fail(
+            `shard shape [${decoded.shape.join(", ")}] is not a multiple of chunk_shape [${innerShape.join(", ")}]`,
+          );
         }
       },
 
-      async encode(chunk: NDArray, decoded: ChunkSpec, options?: CodecOptions): Promise<Uint8Array> {
+      async encode(
+        chunk: NDArray,
+        decoded: ChunkSpec,
+        options?: CodecOptions,
+      ): Promise<Uint8Array> {
         const shardStrides = chunk.stride;
         const parts: Uint8Array[] = new Array(nChunks);
         const tmp = dataType.allocate(innerLen);
         for (const coords of gridIndices(new Array(ndim).fill(0), perShard)) {
           throwIfAborted(options?.signal, path);
-          const srcAxes: Axis[] = coords.map((c, d) => ({ start: c * innerShape[d], step: 1, count: innerShape[d] }));
+          const srcAxes: Axis[] = coords.map((c, d) => ({
+            start: c * innerShape[d],
+            step: 1,
+            count: innerShape[d],
+          }));
           const dstAxes: Axis[] = innerShape.map((count) => ({ start: 0, step: 1, count }));
           copyStrided(chunk.data, 0, srcAxes, shardStrides, tmp, 0, dstAxes, innerStrides, width);
           if (dataType.isFill(tmp, decoded.fillValue, 0, innerLen)) continue;
@@ -251,17 +309,29 @@ export const shardingCodec: CodecFactory = {
           pos += p.length;
         }
         const indexBytes = await index.encode(
-          { data: pairs, shape: indexSpec.shape, stride: cStrides(indexSpec.shape), dataType: uint64 },
+          {
+            data: pairs,
+            shape: indexSpec.shape,
+            stride: cStrides(indexSpec.shape),
+            dataType: uint64,
+          },
           options,
         );
         out.set(indexBytes, location === "start" ? 0 : total - indexSize!);
         return out;
       },
 
-      async decode(bytes: Uint8Array, decoded: ChunkSpec, options?: CodecOptions): Promise<NDArray> {
-        if (bytes.length < indexSize!) throw fail(`shard is ${bytes.length} bytes, shorter than its ${indexSize}-byte index`);
+      async decode(
+        bytes: Uint8Array,
+        decoded: ChunkSpec,
+        options?: CodecOptions,
+      ): Promise<NDArray> {
+        if (bytes.length < indexSize!)
+          throw fail(`shard is ${bytes.length} bytes, shorter than its ${indexSize}-byte index`);
         const indexBytes =
-          location === "end" ? bytes.subarray(bytes.length - indexSize!) : bytes.subarray(0, indexSize!);
+          location === "end"
+            ? bytes.subarray(bytes.length - indexSize!)
+            : bytes.subarray(0, indexSize!);
         const idx = await decodeIndex(indexBytes, bytes.length);
         const shape = decoded.shape;
         const out = dataType.allocate(product(shape));
@@ -275,7 +345,10 @@ export const shardingCodec: CodecFactory = {
             anyMissing = true;
             continue;
           }
-          const chunk = await inner.decode(bytes.subarray(idx.offsets[i], idx.offsets[i] + idx.sizes[i]), options);
+          const chunk = await inner.decode(
+            bytes.subarray(idx.offsets[i], idx.offsets[i] + idx.sizes[i]),
+            options,
+          );
           place(chunk.data, coords, out, zeros, shape, outStrides);
         }
         if (anyMissing) {
@@ -310,7 +383,8 @@ export const shardingCodec: CodecFactory = {
         const wanted: { coords: number[]; offset: number; size: number }[] = [];
         for (const coords of gridIndices(first, last)) {
           const i = linear(coords);
-          if (idx.offsets[i] >= 0) wanted.push({ coords, offset: idx.offsets[i], size: idx.sizes[i] });
+          if (idx.offsets[i] >= 0)
+            wanted.push({ coords, offset: idx.offsets[i], size: idx.sizes[i] });
         }
         if (wanted.length === 0) return { data: out, shape, stride: outStrides, dataType };
         // Merge nearby ranges into single reads.
@@ -336,7 +410,9 @@ export const shardingCodec: CodecFactory = {
           const g = groups[gi];
           const bytes = results[gi];
           if (bytes === undefined || bytes.length !== g.end - g.offset) {
-            throw fail(`inner chunk bytes [${g.offset}, ${g.end}) are past the end of the shard (truncated or changed while reading)`);
+            throw fail(
+              `inner chunk bytes [${g.offset}, ${g.end}) are past the end of the shard (truncated or changed while reading)`,
+            );
           }
           for (const w of g.members) {
             throwIfAborted(options?.signal, path);

@@ -7,7 +7,7 @@
 
 import type { JsonObject } from "../dtypes/types.js";
 import { MetadataError } from "../errors.js";
-import { type Axis, cStrides, copyStrided } from "../indexing/index.js";
+import { type Axis, copyStrided, cStrides } from "../indexing/index.js";
 import type { ArrayToArrayCodec, ChunkSpec, CodecFactory, NDArray } from "./types.js";
 
 function parseOrder(value: unknown, ndim: number, path: string): number[] {
@@ -22,7 +22,8 @@ function parseOrder(value: unknown, ndim: number, path: string): number[] {
   if (!Array.isArray(value) || value.length !== ndim) throw bad();
   const seen = new Set<number>();
   for (const v of value) {
-    if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v >= ndim || seen.has(v)) throw bad();
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v >= ndim || seen.has(v))
+      throw bad();
     seen.add(v);
   }
   return value as number[];

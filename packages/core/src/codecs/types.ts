@@ -68,7 +68,10 @@ export interface ByteGetter {
   /** Identifies the underlying value (e.g. store + key), so concurrent readers can share work. */
   readonly cacheKey?: object | string;
   get(range?: ByteRange, options?: StoreOptions): Promise<Uint8Array | undefined>;
-  getMany?(ranges: readonly ByteRange[], options?: StoreOptions): Promise<(Uint8Array | undefined)[]>;
+  getMany?(
+    ranges: readonly ByteRange[],
+    options?: StoreOptions,
+  ): Promise<(Uint8Array | undefined)[]>;
 }
 
 /** A region of a chunk: per dimension `[start, stop)` with step 1. */
@@ -79,7 +82,11 @@ export interface ArrayToBytesCodec extends CodecBase {
   readonly kind: "array_to_bytes";
   /** Validates that the codec supports `decoded`; throws `CodecError` otherwise. */
   validate(decoded: ChunkSpec): void;
-  encode(chunk: NDArray, decoded: ChunkSpec, options?: CodecOptions): Promise<Uint8Array> | Uint8Array;
+  encode(
+    chunk: NDArray,
+    decoded: ChunkSpec,
+    options?: CodecOptions,
+  ): Promise<Uint8Array> | Uint8Array;
   /** Decodes to a C-order array of `decoded.shape`. */
   decode(bytes: Uint8Array, decoded: ChunkSpec, options?: CodecOptions): Promise<NDArray> | NDArray;
   /**

@@ -24,9 +24,12 @@ function vlenCodec(name: "vlen-utf8" | "vlen-bytes", kind: "string" | "bytes"): 
       const path = context.path;
       const validate = (spec: ChunkSpec) => {
         if (spec.dataType.kind !== kind) {
-          throw new CodecError(`${path}: ${name} encodes the ${kind} data type, not ${spec.dataType.name}`, {
-            path,
-          });
+          throw new CodecError(
+            `${path}: ${name} encodes the ${kind} data type, not ${spec.dataType.name}`,
+            {
+              path,
+            },
+          );
         }
       };
       validate(context.spec);
@@ -56,7 +59,8 @@ function vlenCodec(name: "vlen-utf8" | "vlen-bytes", kind: "string" | "bytes"): 
         decode(bytes: Uint8Array, spec: ChunkSpec): NDArray {
           const n = elementCount(spec.shape);
           const fail = (why: string) => new CodecError(`${path}: ${name}: ${why}`, { path });
-          if (bytes.length < 4) throw fail(`${bytes.length} bytes is too short for the element count`);
+          if (bytes.length < 4)
+            throw fail(`${bytes.length} bytes is too short for the element count`);
           const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
           const count = view.getUint32(0, true);
           if (count !== n) throw fail(`chunk holds ${count} elements, expected ${n}`);
@@ -66,7 +70,8 @@ function vlenCodec(name: "vlen-utf8" | "vlen-bytes", kind: "string" | "bytes"): 
             if (pos + 4 > bytes.length) throw fail(`truncated at element ${i}`);
             const len = view.getUint32(pos, true);
             pos += 4;
-            if (len > bytes.length - pos) throw fail(`element ${i} claims ${len} bytes, ${bytes.length - pos} remain`);
+            if (len > bytes.length - pos)
+              throw fail(`element ${i} claims ${len} bytes, ${bytes.length - pos} remain`);
             const item = bytes.subarray(pos, pos + len);
             if (kind === "string") {
               try {
@@ -79,8 +84,14 @@ function vlenCodec(name: "vlen-utf8" | "vlen-bytes", kind: "string" | "bytes"): 
             }
             pos += len;
           }
-          if (pos !== bytes.length) throw fail(`${bytes.length - pos} trailing bytes after ${n} elements`);
-          return { data: out as string[] | Uint8Array[], shape: spec.shape, stride: cStrides(spec.shape), dataType: spec.dataType };
+          if (pos !== bytes.length)
+            throw fail(`${bytes.length - pos} trailing bytes after ${n} elements`);
+          return {
+            data: out as string[] | Uint8Array[],
+            shape: spec.shape,
+            stride: cStrides(spec.shape),
+            dataType: spec.dataType,
+          };
         },
       };
     },

@@ -8,7 +8,13 @@
 import type { ChunkGrid } from "../chunk-grid/regular.js";
 import type { ChunkKeyEncoding } from "../chunk-key/encodings.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
-import type { ByteGetter, ChunkRegion, ChunkSpec, CoalesceOptions, NDArray } from "../codecs/types.js";
+import type {
+  ByteGetter,
+  ChunkRegion,
+  ChunkSpec,
+  CoalesceOptions,
+  NDArray,
+} from "../codecs/types.js";
 import type { DataArray, DataType, FillValue, JsonObject, Scalar } from "../dtypes/types.js";
 import { IndexError, throwIfAborted, ValueError } from "../errors.js";
 import {
@@ -23,7 +29,11 @@ import {
   type Selection,
   slice,
 } from "../indexing/index.js";
-import { type ArrayMetadataV3, encodeMetadata, serializeArrayMetadataV3 } from "../metadata/index.js";
+import {
+  type ArrayMetadataV3,
+  encodeMetadata,
+  serializeArrayMetadataV3,
+} from "../metadata/index.js";
 import type { Store } from "../store/types.js";
 import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/concurrency.js";
 import { childKey } from "./paths.js";
@@ -48,7 +58,11 @@ export interface SetOptions extends GetOptions {
 }
 
 /** A value accepted by {@link ZarrArray.set}: a scalar broadcast to the selection, a flat C-order array, or an NDArray. */
-export type ArrayValue = Scalar | DataArray | Pick<NDArray, "data" | "shape"> | Partial<Pick<NDArray, "stride">>;
+export type ArrayValue =
+  | Scalar
+  | DataArray
+  | Pick<NDArray, "data" | "shape">
+  | Partial<Pick<NDArray, "stride">>;
 
 /** The parts of an array's definition that are derived from its metadata. */
 export interface ArrayParts {
@@ -72,7 +86,9 @@ function product(shape: readonly number[]): number {
   return n;
 }
 
-function isNDArrayLike(v: unknown): v is { data: DataArray; shape: readonly number[]; stride?: readonly number[] } {
+function isNDArrayLike(
+  v: unknown,
+): v is { data: DataArray; shape: readonly number[]; stride?: readonly number[] } {
   return typeof v === "object" && v !== null && "data" in v && "shape" in v;
 }
 
@@ -162,7 +178,10 @@ export class ZarrArray {
 
   #checkCoords(coords: readonly number[]): void {
     const grid = this.gridShape;
-    if (coords.length !== grid.length || coords.some((c, i) => !Number.isInteger(c) || c < 0 || c >= grid[i])) {
+    if (
+      coords.length !== grid.length ||
+      coords.some((c, i) => !Number.isInteger(c) || c < 0 || c >= grid[i])
+    ) {
       throw new IndexError(
         `${this.path || "/"}: chunk coordinates [${coords.join(", ")}] outside the chunk grid [${grid.join(", ")}]`,
         { path: this.path },
@@ -171,7 +190,10 @@ export class ZarrArray {
   }
 
   /** Reads and decodes one chunk; `undefined` when it is not stored (it reads as the fill value). */
-  async getChunk(coords: readonly number[], options: GetOptions = {}): Promise<NDArray | undefined> {
+  async getChunk(
+    coords: readonly number[],
+    options: GetOptions = {},
+  ): Promise<NDArray | undefined> {
     this.#checkCoords(coords);
     const bytes = await this.store.get(this.chunkKey(coords), undefined, options);
     if (bytes === undefined) return undefined;
@@ -179,7 +201,11 @@ export class ZarrArray {
   }
 
   /** Encodes and stores one whole chunk (C order, of `chunkShape`). */
-  async setChunk(coords: readonly number[], chunk: Pick<NDArray, "data">, options: SetOptions = {}): Promise<void> {
+  async setChunk(
+    coords: readonly number[],
+    chunk: Pick<NDArray, "data">,
+    options: SetOptions = {},
+  ): Promise<void> {
     this.#checkCoords(coords);
     const spec = this.chunkSpec;
     const n = product(spec.shape);
@@ -229,7 +255,11 @@ export class ZarrArray {
         if (!p.complete && this.#parts.codecs.supportsPartialDecode) {
           // Read only the part of the chunk the selection needs (e.g. inner chunks of a shard).
           const region = boundingRegion(p.chunkSel);
-          chunk = await this.#parts.codecs.decodePartial(this.#byteGetter(p.chunkCoords), region, options);
+          chunk = await this.#parts.codecs.decodePartial(
+            this.#byteGetter(p.chunkCoords),
+            region,
+            options,
+          );
           chunkSel = shiftSelection(p.chunkSel, region);
         } else {
           chunk = await this.getChunk(p.chunkCoords, options);
@@ -239,7 +269,17 @@ export class ZarrArray {
           return;
         }
         const src = resolveAxes(chunkSel, chunk.stride.length ? chunk.stride : chunkStrides);
-        copyStrided(chunk.data, src.offset, src.axes, src.strides, out, 0, p.outAxes, outStrides, width);
+        copyStrided(
+          chunk.data,
+          src.offset,
+          src.axes,
+          src.strides,
+          out,
+          0,
+          p.outAxes,
+          outStrides,
+          width,
+        );
       },
       options.signal,
     );
@@ -253,7 +293,11 @@ export class ZarrArray {
     return {
       cacheKey: key,
       get: (range, options) => store.get(key, range, options),
-      getMany: (ranges, options) => store.getPartialValues(ranges.map((range) => ({ key, range })), options),
+      getMany: (ranges, options) =>
+        store.getPartialValues(
+          ranges.map((range) => ({ key, range })),
+          options,
+        ),
     };
   }
 
@@ -297,7 +341,17 @@ export class ZarrArray {
           if (source.kind === "scalar") {
             fillStrided(data, dst.offset, dst.axes, dst.strides, source.slots, width);
           } else {
-            copyStrided(source.data, source.offset, p.outAxes, source.strides, data, dst.offset, dst.axes, dst.strides, width);
+            copyStrided(
+              source.data,
+              source.offset,
+              p.outAxes,
+              source.strides,
+              data,
+              dst.offset,
+              dst.axes,
+              dst.strides,
+              width,
+            );
           }
           await this.#storeChunk(key, data, options);
         });
@@ -323,9 +377,15 @@ export class ZarrArray {
         );
       }
       this.#checkDataKind(value.data, n);
-      return { kind: "array", data: value.data, offset: 0, strides: value.stride ?? cStrides(shape) };
+      return {
+        kind: "array",
+        data: value.data,
+        offset: 0,
+        strides: value.stride ?? cStrides(shape),
+      };
     }
-    const isRawScalar = dataType.kind === "raw" && value instanceof Uint8Array && value.length === dataType.width;
+    const isRawScalar =
+      dataType.kind === "raw" && value instanceof Uint8Array && value.length === dataType.width;
     const isBytesScalar = dataType.kind === "bytes" && value instanceof Uint8Array;
     if (isDataArray(value) && !isRawScalar && !isBytesScalar) {
       this.#checkDataKind(value, n);
@@ -354,13 +414,19 @@ export class ZarrArray {
   }
 
   /** Replaces the user attributes and writes the metadata. */
-  async setAttributes(attributes: JsonObject, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async setAttributes(
+    attributes: JsonObject,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     throwIfAborted(options.signal, this.path);
     await this.#writeMeta({ ...this.#parts.meta, attributes: { ...attributes } });
   }
 
   /** Merges `attributes` into the user attributes and writes the metadata. */
-  async updateAttributes(attributes: JsonObject, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async updateAttributes(
+    attributes: JsonObject,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     await this.setAttributes({ ...this.attrs, ...attributes }, options);
   }
 
@@ -394,7 +460,11 @@ export class ZarrArray {
     if (doomed.length > 0) await this.store.eraseValues(doomed, options);
   }
 
-  async #clearOutside(oldShape: number[], newShape: readonly number[], signal?: AbortSignal): Promise<void> {
+  async #clearOutside(
+    oldShape: number[],
+    newShape: readonly number[],
+    signal?: AbortSignal,
+  ): Promise<void> {
     // For each dimension that shrinks, reset [new, old) x (rest) to the fill value.
     for (let d = 0; d < oldShape.length; d++) {
       if (newShape[d] >= oldShape[d]) continue;
@@ -407,18 +477,23 @@ export class ZarrArray {
     if (this.#parts.writeMetadata) {
       await this.#parts.writeMetadata(this.store, this.path, meta);
     } else {
-      await this.store.set(childKey(this.path, "zarr.json"), encodeMetadata(serializeArrayMetadataV3(meta)));
+      await this.store.set(
+        childKey(this.path, "zarr.json"),
+        encodeMetadata(serializeArrayMetadataV3(meta)),
+      );
     }
     this.#parts = await this.#parts.rebuild(meta);
   }
 
   /** Keys of the chunks that are stored (requires a listable store). */
-  async *storedChunks(options: { signal?: AbortSignal } = {}): AsyncGenerator<{ key: string; coords: number[] }> {
+  async *storedChunks(
+    options: { signal?: AbortSignal } = {},
+  ): AsyncGenerator<{ key: string; coords: number[] }> {
     const prefix = this.path ? `${this.path}/` : "";
     const grid = this.gridShape;
     for await (const key of this.store.listPrefix(prefix, options)) {
       const coords = this.#parts.keyEncoding.decode(key.slice(prefix.length), this.ndim);
-      if (coords && coords.every((c, i) => c < grid[i])) yield { key, coords };
+      if (coords?.every((c, i) => c < grid[i])) yield { key, coords };
     }
   }
 }
@@ -467,4 +542,3 @@ export function* gridCoords(grid: readonly number[]): Generator<number[]> {
     if (d < 0) return;
   }
 }
-

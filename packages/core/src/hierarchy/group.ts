@@ -7,19 +7,39 @@
 
 import type { JsonObject } from "../dtypes/types.js";
 import { NodeNotFoundError, throwIfAborted } from "../errors.js";
-import { encodeMetadata, type GroupMetadataV3, serializeGroupMetadataV3 } from "../metadata/index.js";
+import {
+  encodeMetadata,
+  type GroupMetadataV3,
+  serializeGroupMetadataV3,
+} from "../metadata/index.js";
 import type { Store } from "../store/types.js";
 import type { ZarrArray } from "./array.js";
-import { childKey, nodePrefix } from "./paths.js";
+import type { CreateArrayOptions, CreateGroupOptions } from "./node.js";
+import { childKey } from "./paths.js";
 
 /** Hooks that let the hierarchy module open children without an import cycle. */
 export interface GroupContext {
-  openNode(store: Store, path: string, options?: { signal?: AbortSignal }): Promise<ZarrArray | Group>;
+  openNode(
+    store: Store,
+    path: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<ZarrArray | Group>;
   /** Writes the group's metadata document in its format. */
   writeMetadata(store: Store, path: string, meta: GroupMetadataV3): Promise<void>;
   /** The names of child nodes of the group at `path`. */
   listChildren(store: Store, path: string, options?: { signal?: AbortSignal }): Promise<string[]>;
+  /** Creates a node (see `createArray` / `createGroup`) and records it where the context keeps copies. */
+  createNode(store: Store, path: string, request: CreateNodeRequest): Promise<ZarrArray | Group>;
+  /** Erases the node at `path` and everything below it. */
+  eraseNode(store: Store, path: string, options?: { signal?: AbortSignal }): Promise<void>;
+  /** True when the context serves metadata from a consolidated copy. */
+  readonly consolidated?: boolean;
 }
+
+/** What {@link Group.createArray} and {@link Group.createGroup} ask the context to create. */
+export type CreateNodeRequest =
+  | { kind: "array"; options: CreateArrayOptions }
+  | { kind: "group"; options: CreateGroupOptions };
 
 /** One node found by {@link Group.walk}. */
 export type HierarchyNode = ZarrArray | Group;
@@ -79,7 +99,7 @@ export class Group {
 
   /** Opens the child node `name` (a relative path, may contain `/`). */
   async get(name: string, options: { signal?: AbortSignal } = {}): Promise<HierarchyNode> {
-    return this.context.openNode(this.store, childKey(this.path, name.replace(/^\/+|\/+$/g, "")), options);
+    return this.context.openNode(this.store, childKey(this.path, trimSlashes(name)), options);
   }
 
   /** True when a node exists at the relative path `name`. */
@@ -94,7 +114,9 @@ export class Group {
   }
 
   /** Every descendant, depth first, parents before children; `maxDepth` 1 = children only. */
-  async *walk(options: { signal?: AbortSignal; maxDepth?: number } = {}): AsyncGenerator<HierarchyNode> {
+  async *walk(
+    options: { signal?: AbortSignal; maxDepth?: number } = {},
+  ): AsyncGenerator<HierarchyNode> {
     const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
     if (maxDepth < 1) return;
     for (const child of await this.children(options)) {
@@ -103,14 +125,43 @@ export class Group {
     }
   }
 
+  /**
+   * True when this group's hierarchy is read from consolidated metadata (no
+   * listing). Writes through this group and the nodes opened from it keep the
+   * consolidated copy up to date.
+   */
+  get consolidated(): boolean {
+    return this.context.consolidated ?? false;
+  }
+
+  /** Creates an array at the relative path `name` below this group. */
+  async createArray(name: string, options: CreateArrayOptions): Promise<ZarrArray> {
+    const node = await this.context.createNode(this.store, childKey(this.path, trimSlashes(name)), {
+      kind: "array",
+      options,
+    });
+    return node as ZarrArray;
+  }
+
+  /** Creates a group at the relative path `name` below this group. */
+  async createGroup(name: string, options: CreateGroupOptions = {}): Promise<Group> {
+    const node = await this.context.createNode(this.store, childKey(this.path, trimSlashes(name)), {
+      kind: "group",
+      options,
+    });
+    return node as Group;
+  }
+
   /** Erases the child node `name` and everything below it. */
   async erase(name: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    const path = childKey(this.path, name.replace(/^\/+|\/+$/g, ""));
-    await this.store.erasePrefix(nodePrefix(path), options);
+    await this.context.eraseNode(this.store, childKey(this.path, trimSlashes(name)), options);
   }
 
   /** Replaces the user attributes and writes the metadata (an implicit group becomes explicit). */
-  async setAttributes(attributes: JsonObject, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async setAttributes(
+    attributes: JsonObject,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     throwIfAborted(options.signal, this.path);
     const meta: GroupMetadataV3 = { ...this.#meta, attributes: { ...attributes } };
     await this.context.writeMetadata(this.store, this.path, meta);
@@ -118,12 +169,23 @@ export class Group {
   }
 
   /** Merges `attributes` into the user attributes and writes the metadata. */
-  async updateAttributes(attributes: JsonObject, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async updateAttributes(
+    attributes: JsonObject,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     await this.setAttributes({ ...this.attrs, ...attributes }, options);
   }
 }
 
+function trimSlashes(name: string): string {
+  return name.replace(/^\/+|\/+$/g, "");
+}
+
 /** Writes a v3 group document. */
-export async function writeGroupMetadataV3(store: Store, path: string, meta: GroupMetadataV3): Promise<void> {
+export async function writeGroupMetadataV3(
+  store: Store,
+  path: string,
+  meta: GroupMetadataV3,
+): Promise<void> {
   await store.set(childKey(path, "zarr.json"), encodeMetadata(serializeGroupMetadataV3(meta)));
 }

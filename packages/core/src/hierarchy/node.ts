@@ -11,18 +11,14 @@ import { resolveChunkKeyEncoding } from "../chunk-key/encodings.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { resolveDataType } from "../dtypes/index.js";
 import type { DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
-import {
-  ContainsNodeError,
-  NodeNotFoundError,
-  throwIfAborted,
-  ValueError,
-} from "../errors.js";
+import { ContainsNodeError, NodeNotFoundError, throwIfAborted, ValueError } from "../errors.js";
 import {
   type ArrayMetadataV3,
   encodeMetadata,
   type GroupMetadataV3,
   normalizePath,
   parseArrayMetadataV3,
+  parseGroupMetadataV3,
   parseNodeMetadataV3,
   serializeArrayMetadataV3,
 } from "../metadata/index.js";
@@ -30,12 +26,30 @@ import { Registry } from "../registry/registry.js";
 import { resolveStore } from "../store/index.js";
 import type { AnyStore, Store } from "../store/types.js";
 import { type ArrayParts, ZarrArray } from "./array.js";
+import {
+  arrayEntry,
+  type ConsolidatedView,
+  consolidatedChildren,
+  consolidatedMember,
+  groupEntry,
+  readConsolidated,
+  relativePath,
+  removeFromConsolidated,
+  updateConsolidated,
+} from "./consolidated.js";
 import { Group, type GroupContext, writeGroupMetadataV3 } from "./group.js";
 import { childKey, nodePrefix, parentPath } from "./paths.js";
 
 /** Options of the open functions. */
 export interface OpenOptions {
   signal?: AbortSignal;
+  /**
+   * Use a group's consolidated metadata when present (default `true`): the
+   * hierarchy below it then opens without further reads or listing. Pass
+   * `false` to read every node's own document (e.g. when the consolidated copy
+   * may be stale).
+   */
+  consolidated?: boolean;
 }
 
 /**
@@ -68,7 +82,108 @@ export const v3GroupContext: GroupContext = {
     const listing = await store.listDir(nodePrefix(path), options);
     return listing.prefixes.filter((name) => !name.startsWith("__"));
   },
+  createNode: (store, path, request) =>
+    request.kind === "array"
+      ? createArray(store, path, request.options)
+      : createGroup(store, path, request.options),
+  eraseNode: (store, path, options) => eraseNode(store, path, options),
 };
+
+/** Group hooks that serve a hierarchy from its consolidated metadata and keep it up to date. */
+function consolidatedContext(view: ConsolidatedView): GroupContext {
+  const context: GroupContext = {
+    consolidated: true,
+    async openNode(store, path, options) {
+      const rel = relativePath(view.rootPath, path);
+      if (rel === undefined) return openNode(store, path, { ...options, consolidated: false });
+      if (rel === "") {
+        return new Group(store, path, view.rootMeta, false, 3, context);
+      }
+      const doc = view.entries.get(rel);
+      if (doc) return nodeFromDocument(store, path, doc, context, view);
+      if (consolidatedChildren(view, rel).length > 0) {
+        return new Group(store, path, implicitGroupMeta(), true, 3, context);
+      }
+      // Not in the consolidated copy: it may have been written around it.
+      return openNode(store, path, { ...options, consolidated: false });
+    },
+    async listChildren(_store, path) {
+      const rel = relativePath(view.rootPath, path);
+      return rel === undefined ? [] : consolidatedChildren(view, rel);
+    },
+    async writeMetadata(store, path, meta) {
+      if (path === view.rootPath) {
+        view.rootMeta = { ...meta, consolidated_metadata: consolidatedMember(view.entries) };
+        await writeGroupMetadataV3(store, path, view.rootMeta);
+        return;
+      }
+      await writeGroupMetadataV3(store, path, meta);
+      await updateConsolidated(store, view, path, groupEntry(meta));
+    },
+    async createNode(store, path, request) {
+      const node = await v3GroupContext.createNode(store, path, request);
+      // Record the node and any parent groups the create made explicit.
+      for (
+        let p: string | undefined = path;
+        p !== undefined && p !== view.rootPath;
+        p = parentPath(p)
+      ) {
+        const rel = relativePath(view.rootPath, p);
+        if (rel === undefined || (p !== path && view.entries.has(rel))) break;
+        const bytes = await store.get(docPath(p));
+        if (bytes === undefined) continue;
+        const parsed = parseNodeMetadataV3(bytes, docPath(p));
+        await updateConsolidated(
+          store,
+          view,
+          p,
+          parsed.kind === "array" ? arrayEntry(parsed.meta) : groupEntry(parsed.meta),
+        );
+      }
+      return p2node(await context.openNode(store, path), node);
+    },
+    async eraseNode(store, path, options) {
+      await eraseNode(store, path, options);
+      await removeFromConsolidated(store, view, path);
+    },
+  };
+  return context;
+}
+
+/** Prefer the node opened through the context (so later writes stay consolidated). */
+function p2node(viaContext: ZarrArray | Group, created: ZarrArray | Group): ZarrArray | Group {
+  return viaContext.kind === created.kind ? viaContext : created;
+}
+
+function implicitGroupMeta(): GroupMetadataV3 {
+  return { zarr_format: 3, node_type: "group", attributes: {}, extra: {} };
+}
+
+/** Opens a node from an already-read v3 document. */
+async function nodeFromDocument(
+  store: Store,
+  path: string,
+  json: JsonValue,
+  context: GroupContext,
+  view: ConsolidatedView | undefined,
+): Promise<ZarrArray | Group> {
+  const doc = docPath(path);
+  const type = (json as JsonObject)?.node_type;
+  if (type === "group") {
+    return new Group(store, path, parseGroupMetadataV3(json, doc), false, 3, context);
+  }
+  const parsed = parseArrayMetadataV3(json, doc);
+  const writeMetadata = view
+    ? async (s: Store, p: string, meta: ArrayMetadataV3) => {
+        await s.set(docPath(p), encodeMetadata(serializeArrayMetadataV3(meta)));
+        await updateConsolidated(s, view, p, arrayEntry(meta));
+      }
+    : undefined;
+  const parts = await buildArrayParts(parsed.meta, parsed.dataType, parsed.fillValue, doc, {
+    writeMetadata,
+  });
+  return new ZarrArray(store, path, parts);
+}
 
 /**
  * Builds the derived parts of a v3 array (grid, key encoding, codec pipeline).
@@ -106,18 +221,38 @@ function docPath(path: string): string {
   return childKey(path, "zarr.json");
 }
 
-async function openV3(store: Store, path: string, bytes: Uint8Array): Promise<ZarrArray | Group> {
+async function openV3(
+  store: Store,
+  path: string,
+  bytes: Uint8Array,
+  options: OpenOptions,
+): Promise<ZarrArray | Group> {
   const doc = docPath(path);
   const node = parseNodeMetadataV3(bytes, doc);
-  if (node.kind === "group") return new Group(store, path, node.meta, false, 3, v3GroupContext);
+  if (node.kind === "group") {
+    const view =
+      options.consolidated === false ? undefined : readConsolidated(node.meta, path, doc);
+    return new Group(
+      store,
+      path,
+      node.meta,
+      false,
+      3,
+      view ? consolidatedContext(view) : v3GroupContext,
+    );
+  }
   const parts = await buildArrayParts(node.meta, node.dataType, node.fillValue, doc);
   return new ZarrArray(store, path, parts);
 }
 
-async function openNode(store: Store, path: string, options: OpenOptions = {}): Promise<ZarrArray | Group> {
+async function openNode(
+  store: Store,
+  path: string,
+  options: OpenOptions = {},
+): Promise<ZarrArray | Group> {
   throwIfAborted(options.signal, path);
   const bytes = await store.get(docPath(path), undefined, options);
-  if (bytes !== undefined) return openV3(store, path, bytes);
+  if (bytes !== undefined) return openV3(store, path, bytes, options);
   for (const name of nodeFormatRegistry.names()) {
     const format = await nodeFormatRegistry.get(name);
     const node = await format.open(store, path, options);
@@ -136,7 +271,7 @@ async function openNode(store: Store, path: string, options: OpenOptions = {}): 
   if (store.listable) {
     const listing = await store.listDir(nodePrefix(path), options);
     if (listing.keys.length > 0 || listing.prefixes.length > 0) {
-      return new Group(store, path, { zarr_format: 3, node_type: "group", attributes: {}, extra: {} }, true, 3, v3GroupContext);
+      return new Group(store, path, implicitGroupMeta(), true, 3, v3GroupContext);
     }
   }
   throw new NodeNotFoundError(`no array or group at "${path || "/"}"`, { path });
@@ -146,24 +281,40 @@ async function openNode(store: Store, path: string, options: OpenOptions = {}): 
  * Opens the array or group at `path` (default: the root) in any registered format.
  * Throws `NodeNotFoundError` when nothing is there.
  */
-export async function open(store: AnyStore | Store, path = "", options: OpenOptions = {}): Promise<ZarrArray | Group> {
+export async function open(
+  store: AnyStore | Store,
+  path = "",
+  options: OpenOptions = {},
+): Promise<ZarrArray | Group> {
   return openNode(resolveStore(store), normalizePath(path), options);
 }
 
 /** Opens the array at `path`; throws `ContainsNodeError` when it is a group. */
-export async function openArray(store: AnyStore | Store, path = "", options: OpenOptions = {}): Promise<ZarrArray> {
+export async function openArray(
+  store: AnyStore | Store,
+  path = "",
+  options: OpenOptions = {},
+): Promise<ZarrArray> {
   const node = await open(store, path, options);
   if (node.kind !== "array") {
-    throw new ContainsNodeError(`"${node.path || "/"}" is a group, not an array`, { path: node.path });
+    throw new ContainsNodeError(`"${node.path || "/"}" is a group, not an array`, {
+      path: node.path,
+    });
   }
   return node;
 }
 
 /** Opens the group at `path`; throws `ContainsNodeError` when it is an array. */
-export async function openGroup(store: AnyStore | Store, path = "", options: OpenOptions = {}): Promise<Group> {
+export async function openGroup(
+  store: AnyStore | Store,
+  path = "",
+  options: OpenOptions = {},
+): Promise<Group> {
   const node = await open(store, path, options);
   if (node.kind !== "group") {
-    throw new ContainsNodeError(`"${node.path || "/"}" is an array, not a group`, { path: node.path });
+    throw new ContainsNodeError(`"${node.path || "/"}" is an array, not a group`, {
+      path: node.path,
+    });
   }
   return node;
 }
@@ -192,7 +343,8 @@ export interface CreateArrayOptions {
 }
 
 function fillValueJson(dataType: DataType, value: unknown, path: string): JsonValue {
-  if (value === undefined || value === null) return dataType.fillValueToJSON(dataType.defaultFillValue());
+  if (value === undefined || value === null)
+    return dataType.fillValueToJSON(dataType.defaultFillValue());
   // JSON forms ("NaN", "0x...", ["NaN", 0]) go through the metadata parser.
   const jsonForm =
     (typeof value === "string" && dataType.kind !== "string") ||
@@ -203,12 +355,20 @@ function fillValueJson(dataType: DataType, value: unknown, path: string): JsonVa
   return dataType.fillValueToJSON(fill);
 }
 
-async function ensureWritableLocation(store: Store, path: string, overwrite: boolean, signal?: AbortSignal): Promise<void> {
+async function ensureWritableLocation(
+  store: Store,
+  path: string,
+  overwrite: boolean,
+  signal?: AbortSignal,
+): Promise<void> {
   if (await store.has(docPath(path), { signal })) {
     if (!overwrite) {
-      throw new ContainsNodeError(`a node already exists at "${path || "/"}" (pass overwrite: true to replace it)`, {
-        path,
-      });
+      throw new ContainsNodeError(
+        `a node already exists at "${path || "/"}" (pass overwrite: true to replace it)`,
+        {
+          path,
+        },
+      );
     }
     await store.erasePrefix(nodePrefix(path), { signal });
     if (path === "") await store.erase("zarr.json", { signal });
@@ -223,12 +383,20 @@ async function ensureWritableLocation(store: Store, path: string, overwrite: boo
     }
     const node = parseNodeMetadataV3(bytes, docPath(p));
     if (node.kind === "array") {
-      throw new ContainsNodeError(`cannot create "${path}": its ancestor "${p || "/"}" is an array`, { path });
+      throw new ContainsNodeError(
+        `cannot create "${path}": its ancestor "${p || "/"}" is an array`,
+        { path },
+      );
     }
     break;
   }
   for (const p of missing.reverse()) {
-    await writeGroupMetadataV3(store, p, { zarr_format: 3, node_type: "group", attributes: {}, extra: {} });
+    await writeGroupMetadataV3(store, p, {
+      zarr_format: 3,
+      node_type: "group",
+      attributes: {},
+      extra: {},
+    });
   }
 }
 
@@ -247,11 +415,16 @@ export async function createArray(
   const dataType = resolveDataType(options.dataType, `${doc}: data_type`);
   const shape = [...options.shape];
   if (!Array.isArray(options.shape) || shape.some((n) => !Number.isSafeInteger(n) || n < 0)) {
-    throw new ValueError(`${doc}: shape must be non-negative integers, got ${JSON.stringify(options.shape)}`, {
-      path: p,
-    });
+    throw new ValueError(
+      `${doc}: shape must be non-negative integers, got ${JSON.stringify(options.shape)}`,
+      {
+        path: p,
+      },
+    );
   }
-  const chunkShape = options.chunkShape ? [...options.chunkShape] : shape.map((n) => Math.max(n, 1));
+  const chunkShape = options.chunkShape
+    ? [...options.chunkShape]
+    : shape.map((n) => Math.max(n, 1));
   const defaultCodecs: JsonValue[] =
     dataType.kind === "string"
       ? [{ name: "vlen-utf8" }]
@@ -311,7 +484,11 @@ export async function createGroup(
 }
 
 /** Erases the node at `path` and everything below it. */
-export async function eraseNode(store: AnyStore | Store, path: string, options: OpenOptions = {}): Promise<void> {
+export async function eraseNode(
+  store: AnyStore | Store,
+  path: string,
+  options: OpenOptions = {},
+): Promise<void> {
   const s = resolveStore(store);
   const p = normalizePath(path);
   if (p === "") {
@@ -321,8 +498,44 @@ export async function eraseNode(store: AnyStore | Store, path: string, options: 
   await s.erasePrefix(nodePrefix(p), options);
 }
 
+/**
+ * Writes the consolidated metadata of the hierarchy below the group at `path`
+ * (every descendant's document, inline in the group's `zarr.json`, as
+ * zarr-python 3 does) and returns the group opened through it.
+ */
+export async function consolidate(
+  store: AnyStore | Store,
+  path = "",
+  options: OpenOptions = {},
+): Promise<Group> {
+  const s = resolveStore(store);
+  const p = normalizePath(path);
+  const root = await openNode(s, p, { ...options, consolidated: false });
+  if (root.kind !== "group") {
+    throw new ContainsNodeError(`cannot consolidate "${p || "/"}": it is an array`, { path: p });
+  }
+  const entries = new Map<string, JsonObject>();
+  for await (const node of root.walk(options)) {
+    if (node.zarrFormat !== 3) continue;
+    if (node.kind === "group" && node.implicit) continue;
+    const rel = relativePath(p, node.path)!;
+    entries.set(rel, node.kind === "array" ? arrayEntry(node.metadata) : groupEntry(node.metadata));
+  }
+  const meta: GroupMetadataV3 = {
+    ...root.metadata,
+    consolidated_metadata: consolidatedMember(entries),
+  };
+  await writeGroupMetadataV3(s, p, meta);
+  const view: ConsolidatedView = { rootPath: p, entries, rootMeta: meta };
+  return new Group(s, p, meta, false, 3, consolidatedContext(view));
+}
+
 /** True when an array or group (explicit or implicit) exists at `path`. */
-export async function exists(store: AnyStore | Store, path = "", options: OpenOptions = {}): Promise<boolean> {
+export async function exists(
+  store: AnyStore | Store,
+  path = "",
+  options: OpenOptions = {},
+): Promise<boolean> {
   try {
     await open(store, path, options);
     return true;
@@ -331,4 +544,3 @@ export async function exists(store: AnyStore | Store, path = "", options: OpenOp
     throw e;
   }
 }
-

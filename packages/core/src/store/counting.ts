@@ -5,14 +5,7 @@
  * @module
  */
 
-import type {
-  AnyStore,
-  ByteRange,
-  DirListing,
-  KeyRange,
-  KeyWrite,
-  StoreOptions,
-} from "./types.js";
+import type { AnyStore, ByteRange, DirListing, KeyRange, KeyWrite, StoreOptions } from "./types.js";
 
 /** Counters kept by {@link CountingStore}. */
 export interface StoreCounts {
@@ -37,7 +30,17 @@ export interface StoreCounts {
 }
 
 function emptyCounts(): StoreCounts {
-  return { reads: 0, readBytes: 0, misses: 0, batchedReads: 0, writes: 0, writtenBytes: 0, erases: 0, lists: 0, log: [] };
+  return {
+    reads: 0,
+    readBytes: 0,
+    misses: 0,
+    batchedReads: 0,
+    writes: 0,
+    writtenBytes: 0,
+    erases: 0,
+    lists: 0,
+    log: [],
+  };
 }
 
 function describeRange(range: ByteRange | undefined): string {
@@ -79,7 +82,8 @@ export class CountingStore implements AnyStore {
       this.getPartialValues = async (requests: readonly KeyRange[], opts?: StoreOptions) => {
         c().batchedReads++;
         const out = await f(requests, opts);
-        requests.forEach((r, i) => this.#countRead(r.key, r.range, out[i]));
+        for (let i = 0; i < requests.length; i++)
+          this.#countRead(requests[i].key, requests[i].range, out[i]);
         return out;
       };
     }
@@ -151,7 +155,11 @@ export class CountingStore implements AnyStore {
     if (this.options.log) this.counts.log.push(`${key}${describeRange(range)}`);
   }
 
-  async get(key: string, range?: ByteRange, options?: StoreOptions): Promise<Uint8Array | undefined> {
+  async get(
+    key: string,
+    range?: ByteRange,
+    options?: StoreOptions,
+  ): Promise<Uint8Array | undefined> {
     const value = await this.inner.get(key, range, options);
     this.#countRead(key, range, value ?? undefined);
     return value;
