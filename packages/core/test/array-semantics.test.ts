@@ -243,3 +243,34 @@ describe("attributes, chunks and nodes", () => {
     await expect(a.get(null, { signal: controller.signal })).rejects.toBeInstanceOf(AbortError);
   });
 });
+
+describe("coordinate selection (vindex)", () => {
+  it("reads and writes points in order, across chunks, with negative indices", async () => {
+    const store = new MemoryStore();
+    const a = await createArray(store, "a", {
+      shape: [5, 6],
+      dataType: "int32",
+      chunkShape: [2, 4],
+      fillValue: -1,
+    });
+    await a.set(
+      null,
+      Int32Array.from({ length: 30 }, (_, i) => i),
+    );
+    const got = await a.getCoordinates([
+      [4, 0, -1, 2],
+      [5, 0, 0, -3],
+    ]);
+    expect(Array.from(got.data as Int32Array)).toEqual([29, 0, 24, 15]);
+    await a.setCoordinates(
+      [
+        [0, 4],
+        [1, 1],
+      ],
+      new Int32Array([100, 200]),
+    );
+    expect(Array.from((await a.get([[0, 4], 1])).data as Int32Array)).toEqual([100, 200]);
+    await expect(a.getCoordinates([[5], [0]])).rejects.toBeInstanceOf(IndexError);
+    await expect(a.getCoordinates([[0, 1], [0]])).rejects.toBeInstanceOf(IndexError);
+  });
+});

@@ -360,6 +360,132 @@ export class ZarrArray {
     );
   }
 
+  /**
+   * Coordinate selection (NumPy's "fancy" point indexing, zarr-python's `vindex`):
+   * `coords[d][k]` is the index along dimension `d` of point `k` (negative values
+   * wrap). Returns the `n` selected elements in order, as a 1-d array.
+   */
+  async getCoordinates(
+    coords: readonly (readonly number[] | Int32Array)[],
+    options: GetOptions = {},
+  ): Promise<NDArray> {
+    const points = this.#normalizePoints(coords);
+    const dataType = this.dataType;
+    const width = dataType.width;
+    const out = dataType.allocate(points.count);
+    const fill = this.#fillSlots();
+    await forEachConcurrent(
+      points.byChunk.values(),
+      options.concurrency ?? DEFAULT_CONCURRENCY,
+      async (group) => {
+        const chunk = await this.getChunk(group.coords, options);
+        for (let j = 0; j < group.positions.length; j++) {
+          const at = group.positions[j] * width;
+          if (chunk === undefined) {
+            for (let w = 0; w < width; w++) (out as unknown[])[at + w] = (fill as unknown[])[w];
+          } else {
+            const from = group.offsets[j] * width;
+            for (let w = 0; w < width; w++)
+              (out as unknown[])[at + w] = (chunk.data as unknown[])[from + w];
+          }
+        }
+      },
+      options.signal,
+    );
+    return { data: out, shape: [points.count], stride: [1], dataType };
+  }
+
+  /** Writes `value` (a scalar, or one element per point) at the points of a coordinate selection. */
+  async setCoordinates(
+    coords: readonly (readonly number[] | Int32Array)[],
+    value: Scalar | DataArray,
+    options: SetOptions = {},
+  ): Promise<void> {
+    const points = this.#normalizePoints(coords);
+    const source = this.#valueSource(value as ArrayValue, [points.count]);
+    const dataType = this.dataType;
+    const width = dataType.width;
+    const chunkLen = product(this.chunkSpec.shape);
+    await forEachConcurrent(
+      points.byChunk.values(),
+      options.concurrency ?? DEFAULT_CONCURRENCY,
+      async (group) => {
+        const key = this.chunkKey(group.coords);
+        await withKeyLock(this.store.inner, key, async () => {
+          const existing = await this.getChunk(group.coords, options);
+          let data: DataArray;
+          if (existing) data = existing.data;
+          else {
+            data = dataType.allocate(chunkLen);
+            dataType.fill(data, this.fillValue, 0, chunkLen);
+          }
+          for (let j = 0; j < group.positions.length; j++) {
+            const to = group.offsets[j] * width;
+            for (let w = 0; w < width; w++) {
+              (data as unknown[])[to + w] =
+                source.kind === "scalar"
+                  ? (source.slots as unknown[])[w]
+                  : (source.data as unknown[])[group.positions[j] * width + w];
+            }
+          }
+          await this.#storeChunk(key, data, options);
+        });
+      },
+      options.signal,
+    );
+  }
+
+  /** Validates point coordinates and groups them by chunk (offsets are C-order within the chunk). */
+  #normalizePoints(coords: readonly (readonly number[] | Int32Array)[]): {
+    count: number;
+    byChunk: Map<string, { coords: number[]; positions: number[]; offsets: number[] }>;
+  } {
+    const shape = this.shape;
+    const where = this.path || "/";
+    if (coords.length !== shape.length) {
+      throw new IndexError(
+        `${where}: coordinate selection needs ${shape.length} index arrays, got ${coords.length}`,
+        {
+          path: this.path,
+        },
+      );
+    }
+    const count = shape.length === 0 ? 1 : coords[0].length;
+    if (coords.some((c) => c.length !== count)) {
+      throw new IndexError(`${where}: coordinate index arrays must all have the same length`, {
+        path: this.path,
+      });
+    }
+    const chunkShape = this.chunkShape;
+    const strides = cStrides(chunkShape);
+    const byChunk = new Map<string, { coords: number[]; positions: number[]; offsets: number[] }>();
+    for (let k = 0; k < count; k++) {
+      const chunkCoords: number[] = [];
+      let offset = 0;
+      for (let d = 0; d < shape.length; d++) {
+        let i = Number(coords[d][k]);
+        if (!Number.isInteger(i) || i < -shape[d] || i >= shape[d]) {
+          throw new IndexError(
+            `${where}: index ${coords[d][k]} is out of bounds for dimension ${d} of length ${shape[d]}`,
+            { path: this.path },
+          );
+        }
+        if (i < 0) i += shape[d];
+        chunkCoords.push(Math.floor(i / chunkShape[d]));
+        offset += (i % chunkShape[d]) * strides[d];
+      }
+      const id = chunkCoords.join(",");
+      let group = byChunk.get(id);
+      if (!group) {
+        group = { coords: chunkCoords, positions: [], offsets: [] };
+        byChunk.set(id, group);
+      }
+      group.positions.push(k);
+      group.offsets.push(offset);
+    }
+    return { count, byChunk };
+  }
+
   #valueSource(
     value: ArrayValue,
     shape: readonly number[],
