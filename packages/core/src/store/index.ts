@@ -6,8 +6,10 @@
  */
 
 export { mapConcurrent, STORE_CONCURRENCY } from "./concurrency.js";
+export { CountingStore, type StoreCounts } from "./counting.js";
 export { isValidKey, validateKey, validatePrefix } from "./keys.js";
 export { MemoryStore } from "./memory.js";
+export { openStore, parseStoreUrl, type StoreUrl } from "./open.js";
 export { applyWrites, groupWrites, validateValue } from "./patch.js";
 export {
   InvalidRangeError,
@@ -19,4 +21,3 @@ export {
 } from "./range.js";
 export { isResolvedStore, resolveStore } from "./resolve.js";
 export type * from "./types.js";
-export { CountingStore, type StoreCounts } from "./counting.js";
