@@ -89,7 +89,7 @@ function writeSequence(
   } else {
     token = lit << 4;
   }
-  if (lit > 32) {
+  if (lit > 64) {
     dst.set(src.subarray(anchor, ip), op);
     op += lit;
   } else {

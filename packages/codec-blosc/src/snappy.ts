@@ -48,8 +48,12 @@ function writeLiteral(src: Uint8Array, from: number, to: number, dst: Uint8Array
     dst[op++] = (n >>> 16) & 255;
     dst[op++] = n >>> 24;
   }
-  dst.set(src.subarray(from, to), op);
-  return op + (to - from);
+  if (to - from > 64) {
+    dst.set(src.subarray(from, to), op);
+    return op + (to - from);
+  }
+  while (from < to) dst[op++] = src[from++];
+  return op;
 }
 
 function writeCopy(dst: Uint8Array, op: number, offset: number, len: number): number {
@@ -99,6 +103,9 @@ export function snappyCompressInto(src: Uint8Array, dst: Uint8Array, dstOff = 0)
       table[h] = ip;
       if (ref >= 0 && ip - ref < 65536 && sv.getInt32(ref, true) === seq) {
         let len = 4;
+        while (ip + len + 4 <= n && sv.getInt32(ip + len, true) === sv.getInt32(ref + len, true)) {
+          len += 4;
+        }
         while (ip + len < n && src[ip + len] === src[ref + len]) len++;
         if (anchor < ip) op = writeLiteral(src, anchor, ip, dst, op);
         op = writeCopy(dst, op, ip - ref, len);
