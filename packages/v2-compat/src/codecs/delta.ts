@@ -1,0 +1,80 @@
+/**
+ * numcodecs `delta`: stores the first element and the differences between
+ * consecutive elements (in memory order), computed in `dtype` and cast to
+ * `astype`. Decoding is a cumulative sum in `dtype` (integers wrap).
+ *
+ * @module
+ */
+import type { ChunkSpec, DataArray, JsonObject } from "@zarr/core";
+import { checkInput, count, filterCodec, filterFactory, isNumeric } from "./common.js";
+import { cast, isBig, type Num, store, toPrecision } from "./numeric.js";
+
+/** Factory of `delta` / `numcodecs.delta` (`{dtype, astype?}`). */
+export const deltaCodec = deltaFactory("delta");
+/** zarr-python 3's name for the same codec. */
+export const numcodecsDeltaCodec = deltaFactory("numcodecs.delta");
+
+function deltaFactory(name: string) {
+  return filterFactory(
+    (config, context) => {
+      config.only(["dtype", "astype"]);
+      const { dataType: dtype, json: dtypeJson } = config.dtype("dtype");
+      const { dataType: astype, json: astypeJson } = config.dtype("astype", config.json.dtype);
+      if (!isNumeric(dtype) || dtype.kind === "bool")
+        throw config.error("dtype", `must be numeric, got ${dtype.name}`);
+      if (!isNumeric(astype) || astype.kind === "bool")
+        throw config.error("astype", `must be numeric, got ${astype.name}`);
+      checkInput(config, context, dtype);
+      const big = isBig(dtype);
+      const json: JsonObject =
+        config.json.astype === undefined
+          ? { dtype: dtypeJson }
+          : { dtype: dtypeJson, astype: astypeJson };
+      return filterCodec({
+        name,
+        json,
+        encodedSpec: (spec: ChunkSpec) => ({
+          ...spec,
+          dataType: astype,
+          fillValue: astype.defaultFillValue(),
+        }),
+        encode(data: DataArray, spec: ChunkSpec) {
+          const n = count(spec.shape);
+          const src = data as unknown as ArrayLike<Num>;
+          const diff = dtype.allocate(n);
+          for (let i = 0; i < n; i++) {
+            const v =
+              i === 0
+                ? src[0]
+                : big
+                  ? (src[i] as bigint) - (src[i - 1] as bigint)
+                  : toPrecision((src[i] as number) - (src[i - 1] as number), dtype);
+            store(diff, dtype, i, v);
+          }
+          return cast(diff, astype, n);
+        },
+        decode(data: DataArray, spec: ChunkSpec) {
+          const n = count(spec.shape);
+          const enc = data as unknown as ArrayLike<Num>;
+          const out = dtype.allocate(n);
+          const o = out as unknown as ArrayLike<Num>;
+          for (let i = 0; i < n; i++) {
+            const e = enc[i];
+            if (i === 0) store(out, dtype, 0, e);
+            else if (big)
+              store(
+                out,
+                dtype,
+                i,
+                (o[i - 1] as bigint) + (typeof e === "bigint" ? e : BigInt(Math.trunc(e))),
+              );
+            else store(out, dtype, i, toPrecision((o[i - 1] as number) + Number(e), dtype));
+          }
+          return out;
+        },
+      });
+    },
+    "delta",
+    name,
+  );
+}

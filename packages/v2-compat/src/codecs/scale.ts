@@ -1,0 +1,188 @@
+/**
+ * numcodecs value filters: `fixedscaleoffset` (`round((x - offset) * scale)`
+ * as `astype`), `quantize` (keep `digits` decimal digits), `bitround` (keep
+ * `keepbits` mantissa bits, round half to even) and `astype` (a cast).
+ *
+ * @module
+ */
+import type { ChunkSpec, DataArray, DataType } from "@zarr/core";
+import { type Config, checkInput, count, filterCodec, filterFactory, isNumeric } from "./common.js";
+import { cast, type Num, roundHalfEven, store, toPrecision } from "./numeric.js";
+
+function retype(dt: DataType) {
+  return (spec: ChunkSpec): ChunkSpec => ({
+    ...spec,
+    dataType: dt,
+    fillValue: dt.defaultFillValue(),
+  });
+}
+
+function requireNumeric(config: Config, field: string, dt: DataType): void {
+  if (!isNumeric(dt) || dt.kind === "bool")
+    throw config.error(field, `must be a numeric type, got ${dt.name}`);
+}
+
+function fixedScaleOffsetFactory(name: string) {
+  return filterFactory(
+    (config, context) => {
+      config.only(["offset", "scale", "dtype", "astype"]);
+      const offset = config.number("offset");
+      const scale = config.number("scale");
+      const { dataType: dtype, json: dtypeJson } = config.dtype("dtype");
+      const { dataType: astype, json: astypeJson } = config.dtype("astype", config.json.dtype);
+      requireNumeric(config, "dtype", dtype);
+      requireNumeric(config, "astype", astype);
+      checkInput(config, context, dtype);
+      // numpy keeps float32 arithmetic for float32 arrays and Python float operands.
+      const work = dtype.kind === "float" ? dtype : undefined;
+      return filterCodec({
+        name,
+        json: { offset, scale, dtype: dtypeJson, astype: astypeJson },
+        encodedSpec: retype(astype),
+        encode(data: DataArray, spec: ChunkSpec) {
+          const n = count(spec.shape);
+          const src = data as unknown as ArrayLike<Num>;
+          const out = astype.allocate(n);
+          for (let i = 0; i < n; i++) {
+            const x = Number(src[i]);
+            const t = work
+              ? toPrecision(toPrecision(x - offset, work) * scale, work)
+              : (x - offset) * scale;
+            store(out, astype, i, roundHalfEven(t));
+          }
+          return out;
+        },
+        decode(data: DataArray, spec: ChunkSpec) {
+          const n = count(spec.shape);
+          const src = data as unknown as ArrayLike<Num>;
+          const out = dtype.allocate(n);
+          for (let i = 0; i < n; i++) store(out, dtype, i, Number(src[i]) / scale + offset);
+          return out;
+        },
+      });
+    },
+    "fixedscaleoffset",
+    name,
+  );
+}
+
+function quantizeFactory(name: string) {
+  return filterFactory(
+    (config, context) => {
+      config.only(["digits", "dtype", "astype"]);
+      const digits = config.integer("digits", -300, 300);
+      const { dataType: dtype, json: dtypeJson } = config.dtype("dtype");
+      const { dataType: astype, json: astypeJson } = config.dtype("astype", config.json.dtype);
+      if (dtype.kind !== "float")
+        throw config.error("dtype", `must be a float type, got ${dtype.name}`);
+      if (astype.kind !== "float")
+        throw config.error("astype", `must be a float type, got ${astype.name}`);
+      checkInput(config, context, dtype);
+      const precision = 10 ** -digits;
+      let exp = Math.log10(precision);
+      exp = exp < 0 ? Math.floor(exp) : Math.ceil(exp);
+      const bits = Math.ceil(Math.log2(10 ** -exp));
+      const scale = 2 ** bits;
+      return filterCodec({
+        name,
+        json: { digits, dtype: dtypeJson, astype: astypeJson },
+        encodedSpec: retype(astype),
+        encode(data: DataArray, spec: ChunkSpec) {
+          const n = count(spec.shape);
+          const src = data as unknown as ArrayLike<number>;
+          const out = astype.allocate(n);
+          for (let i = 0; i < n; i++) {
+            const t = roundHalfEven(toPrecision(scale * src[i], dtype));
+            store(out, astype, i, toPrecision(t / scale, dtype));
+          }
+          return out;
+        },
+        decode: (data: DataArray, spec: ChunkSpec) => cast(data, dtype, count(spec.shape)),
+      });
+    },
+    "quantize",
+    name,
+  );
+}
+
+function bitroundFactory(name: string) {
+  return filterFactory(
+    (config, context) => {
+      config.only(["keepbits"]);
+      const dt = context.spec.dataType;
+      if (dt.kind !== "float" || (dt.itemSize !== 4 && dt.itemSize !== 8)) {
+        throw config.error("dtype", `bitround supports float32 and float64, not ${dt.name}`);
+      }
+      const maxbits = dt.itemSize === 4 ? 23 : 52;
+      const keepbits = config.integer("keepbits", 0, maxbits);
+      const maskbits = maxbits - keepbits;
+      return filterCodec({
+        name,
+        json: { keepbits },
+        encodedSpec: (spec) => spec,
+        encode(data: DataArray, spec: ChunkSpec) {
+          const n = count(spec.shape);
+          const out = (data as Float32Array | Float64Array).slice(0, n);
+          if (maskbits === 0) return out;
+          if (out instanceof Float32Array) {
+            const b = new Int32Array(out.buffer, out.byteOffset, n);
+            const mask = ((-1 >>> maskbits) << maskbits) | 0;
+            const half = (1 << (maskbits - 1)) - 1;
+            for (let i = 0; i < n; i++)
+              b[i] = ((b[i] + ((b[i] >> maskbits) & 1) + half) | 0) & mask;
+          } else {
+            const b = new BigInt64Array(out.buffer, out.byteOffset, n);
+            const m = BigInt(maskbits);
+            const mask = BigInt.asIntN(64, ((2n ** 64n - 1n) >> m) << m);
+            const half = (1n << (m - 1n)) - 1n;
+            for (let i = 0; i < n; i++)
+              b[i] = BigInt.asIntN(64, b[i] + ((b[i] >> m) & 1n) + half) & mask;
+          }
+          return out;
+        },
+        decode: (data: DataArray) => data,
+      });
+    },
+    "bitround",
+    name,
+  );
+}
+
+function astypeFactory(name: string) {
+  return filterFactory(
+    (config, context) => {
+      config.only(["encode_dtype", "decode_dtype"]);
+      const { dataType: enc, json: encJson } = config.dtype("encode_dtype");
+      const { dataType: dec, json: decJson } = config.dtype("decode_dtype");
+      requireNumeric(config, "encode_dtype", enc);
+      requireNumeric(config, "decode_dtype", dec);
+      checkInput(config, context, dec);
+      return filterCodec({
+        name,
+        json: { encode_dtype: encJson, decode_dtype: decJson },
+        encodedSpec: retype(enc),
+        encode: (data: DataArray, spec: ChunkSpec) => cast(data, enc, count(spec.shape)),
+        decode: (data: DataArray, spec: ChunkSpec) => cast(data, dec, count(spec.shape)),
+      });
+    },
+    "astype",
+    name,
+  );
+}
+
+/** `fixedscaleoffset` (`{offset, scale, dtype, astype?}`). */
+export const fixedScaleOffsetCodec = fixedScaleOffsetFactory("fixedscaleoffset");
+/** `numcodecs.fixedscaleoffset`. */
+export const numcodecsFixedScaleOffsetCodec = fixedScaleOffsetFactory("numcodecs.fixedscaleoffset");
+/** `quantize` (`{digits, dtype, astype?}`). */
+export const quantizeCodec = quantizeFactory("quantize");
+/** `numcodecs.quantize`. */
+export const numcodecsQuantizeCodec = quantizeFactory("numcodecs.quantize");
+/** `bitround` (`{keepbits}`). */
+export const bitroundCodec = bitroundFactory("bitround");
+/** `numcodecs.bitround`. */
+export const numcodecsBitroundCodec = bitroundFactory("numcodecs.bitround");
+/** `astype` (`{encode_dtype, decode_dtype}`). */
+export const astypeCodec = astypeFactory("astype");
+/** `numcodecs.astype`. */
+export const numcodecsAstypeCodec = astypeFactory("numcodecs.astype");

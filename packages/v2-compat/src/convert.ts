@@ -1,0 +1,463 @@
+/**
+ * Conversion between v2 and v3 metadata.
+ *
+ * v2 -> v3 is metadata-only (a `zarr.json` beside the v2 documents, reusing the
+ * chunks through the `v2` chunk key encoding) when every codec has a v3 name:
+ * order F becomes `transpose`, filters become `numcodecs.<id>`, compressors
+ * `gzip`/`zstd`/`blosc` or `numcodecs.<id>`. Otherwise, or when a target is
+ * given, the data is rewritten into a new v3 array.
+ *
+ * v3 -> v2 is metadata-only when the v3 array uses the `v2` chunk key
+ * encoding and its codecs map back; otherwise the data is rewritten into a new
+ * v2 array (order C, the compressor kept when it has a v2 id).
+ *
+ * @module
+ */
+import {
+  type AnyStore,
+  type ArrayMetadataV3,
+  buildArrayParts,
+  childKey,
+  createArray,
+  createGroup,
+  type DataType,
+  encodeMetadata,
+  type Group,
+  gridCoords,
+  type JsonObject,
+  type JsonValue,
+  MemoryStore,
+  nodePrefix,
+  open,
+  parseArrayMetadataV3,
+  resolveStore,
+  type Store,
+  serializeArrayMetadataV3,
+  serializeGroupMetadataV3,
+  slice,
+  UnsupportedError,
+  type ZarrArray,
+} from "@zarr/core";
+import { DateTimeDataType } from "./dtypes/datetime.js";
+import { FixedBytesDataType } from "./dtypes/fixed-bytes.js";
+import { FixedUnicodeDataType } from "./dtypes/fixed-unicode.js";
+import { StructuredDataType } from "./dtypes/structured.js";
+import { writeV2Json } from "./util/json.js";
+import { dropConsolidated } from "./v2/consolidated-cache.js";
+import { createArrayV2, createGroupV2 } from "./v2/create.js";
+import { v2FillValueJson } from "./v2/fill-value.js";
+import { normalizeV2Path } from "./v2/paths.js";
+import { validateZArray } from "./v2/zarray.js";
+
+const FILTER_IDS = new Set([
+  "delta",
+  "fixedscaleoffset",
+  "quantize",
+  "bitround",
+  "astype",
+  "packbits",
+  "categorize",
+  "shuffle",
+]);
+const BLOSC_SHUFFLE = ["noshuffle", "shuffle", "bitshuffle"];
+
+/** The v3 form of one codec entry of a v2 array, or `undefined` when it has none. */
+function v3Codec(entry: JsonObject, itemSize: number): JsonObject | undefined {
+  const name = entry.name as string;
+  const config = (entry.configuration ?? {}) as JsonObject;
+  if (name === "bytes" || name === "transpose" || name === "vlen-utf8" || name === "vlen-bytes")
+    return entry;
+  if (name === "gzip") return { name: "gzip", configuration: { level: config.level ?? 1 } };
+  if (name === "zstd")
+    return {
+      name: "zstd",
+      configuration: { level: config.level ?? 1, checksum: config.checksum ?? false },
+    };
+  if (name === "blosc") {
+    let shuffle = typeof config.shuffle === "number" ? config.shuffle : 1;
+    if (shuffle === -1) shuffle = itemSize === 1 ? 2 : 1;
+    return {
+      name: "blosc",
+      configuration: {
+        cname: config.cname ?? "lz4",
+        clevel: config.clevel ?? 5,
+        shuffle: BLOSC_SHUFFLE[shuffle] ?? "shuffle",
+        typesize: itemSize,
+        blocksize: config.blocksize ?? 0,
+      },
+    };
+  }
+  if (
+    name === "zlib" ||
+    name === "lz4" ||
+    name === "bz2" ||
+    name === "lzma" ||
+    FILTER_IDS.has(name)
+  ) {
+    return { name: `numcodecs.${name}`, configuration: config };
+  }
+  return undefined;
+}
+
+/** Options of {@link convertV2ToV3}. */
+export interface ConvertOptions {
+  /** Write the v3 node(s) here instead of beside the v2 documents (forces a rewrite of arrays). */
+  target?: AnyStore | Store;
+  /** Path in the target (default: the same path). */
+  targetPath?: string;
+  /** Remove the source format's documents after an in-place metadata-only conversion. Default false. */
+  removeSource?: boolean;
+}
+
+/** The result: the converted node and whether its chunks were rewritten. */
+export interface ConvertResult {
+  node: ZarrArray | Group;
+  rewritten: boolean;
+}
+
+async function copyData(src: ZarrArray, dst: ZarrArray): Promise<void> {
+  for (const coords of gridCoords(src.gridShape)) {
+    const sel = coords.map((c, d) =>
+      slice(c * src.chunkShape[d], Math.min((c + 1) * src.chunkShape[d], src.shape[d])),
+    );
+    const chunk = await src.get(sel);
+    await dst.set(sel, chunk);
+  }
+}
+
+function itemSizeAtBytes(array: ZarrArray): number {
+  const a2a = array.codecs.arrayToArray;
+  let spec = array.codecs.spec;
+  for (const c of a2a) spec = c.encodedSpec(spec);
+  return spec.dataType.itemSize ?? 1;
+}
+
+/**
+ * Converts the v2 node at `path` (an array, or a group with everything below
+ * it) to v3. See the module description for when chunks are rewritten.
+ */
+export async function convertV2ToV3(
+  store: AnyStore | Store,
+  path = "",
+  options: ConvertOptions = {},
+): Promise<ConvertResult> {
+  const s = resolveStore(store);
+  const p = normalizeV2Path(path);
+  const node = await open(s, p);
+  const target = options.target ? resolveStore(options.target) : s;
+  const tp = options.targetPath !== undefined ? normalizeV2Path(options.targetPath) : p;
+  if (node.kind === "group") {
+    if (target === s && tp === p) {
+      await s.set(
+        childKey(p, "zarr.json"),
+        encodeMetadata(
+          serializeGroupMetadataV3({
+            zarr_format: 3,
+            node_type: "group",
+            attributes: node.attrs,
+            extra: {},
+          }),
+        ),
+      );
+    } else {
+      await createGroup(target, tp, { attributes: node.attrs, overwrite: true });
+    }
+    let rewritten = false;
+    for (const name of await node.childNames()) {
+      const child = await convertV2ToV3(s, childKey(p, name), {
+        ...options,
+        targetPath: options.targetPath === undefined ? undefined : childKey(tp, name),
+      });
+      rewritten ||= child.rewritten;
+    }
+    if (options.removeSource && target === s && tp === p)
+      await removeDocs(s, p, [".zgroup", ".zattrs"]);
+    return { node: await open(target, tp), rewritten };
+  }
+  const array = node;
+  if (array.dataType.name === "numpy.object") {
+    throw new UnsupportedError(`${p || "/"}: json2 object arrays have no v3 data type`, {
+      path: p,
+    });
+  }
+  const itemSize = itemSizeAtBytes(array);
+  const codecs = array.codecs.toJSON().map((c) => v3Codec(c, itemSize));
+  const mappable = codecs.every((c) => c !== undefined);
+  const dataType = array.dataType;
+  const fill_value = dataType.fillValueToJSON(array.fillValue);
+  if (mappable && target === s && tp === p) {
+    const meta: JsonObject = {
+      zarr_format: 3,
+      node_type: "array",
+      shape: [...array.shape],
+      data_type: dataType.toJSON(),
+      chunk_grid: { name: "regular", configuration: { chunk_shape: [...array.chunkShape] } },
+      chunk_key_encoding: array.chunkKeyEncoding.toJSON() as JsonObject,
+      fill_value,
+      codecs: codecs as JsonObject[],
+      attributes: array.attrs,
+    };
+    const parsed = parseArrayMetadataV3(meta, childKey(p, "zarr.json"));
+    await buildArrayParts(parsed.meta, parsed.dataType, parsed.fillValue, childKey(p, "zarr.json"));
+    await s.set(childKey(p, "zarr.json"), encodeMetadata(serializeArrayMetadataV3(parsed.meta)));
+    if (options.removeSource) await removeDocs(s, p, [".zarray", ".zattrs", "meta", "attrs"]);
+    return { node: await open(s, p), rewritten: false };
+  }
+  // Rewrite: bytes + the compressor when it has a v3 form.
+  const last = codecs[codecs.length - 1];
+  const compressor = last && ["gzip", "zstd", "blosc"].includes(last.name as string) ? [last] : [];
+  const serializer: JsonObject =
+    dataType.kind === "string"
+      ? { name: "vlen-utf8" }
+      : dataType.kind === "bytes"
+        ? { name: "vlen-bytes" }
+        : { name: "bytes", configuration: { endian: "little" } };
+  const out = await createArray(target, tp, {
+    shape: array.shape,
+    dataType: dataType.toJSON(),
+    chunkShape: array.chunkShape,
+    fillValue: fill_value,
+    codecs: [serializer, ...compressor],
+    attributes: array.attrs,
+    overwrite: true,
+  });
+  await copyData(array, out);
+  return { node: out, rewritten: true };
+}
+
+async function removeDocs(store: Store, path: string, names: string[]): Promise<void> {
+  dropConsolidated(store);
+  for (const n of names) await store.erase(childKey(path, n));
+}
+
+/** The v2 dtype of a v3 data type with the given byte order, or `undefined`. */
+export function v2DtypeOf(
+  dataType: DataType,
+  endian: "little" | "big" | undefined,
+): JsonValue | undefined {
+  const order = endian === "big" ? ">" : "<";
+  if (dataType instanceof DateTimeDataType) return `${order}${dataType.typestrBody}`;
+  if (dataType instanceof FixedUnicodeDataType) return `${order}U${dataType.length}`;
+  if (dataType instanceof FixedBytesDataType) return dataType.typestr;
+  if (dataType instanceof StructuredDataType) return dataType.descr;
+  if (dataType.kind === "string" || dataType.kind === "bytes") return "|O";
+  if (dataType.kind === "raw") return `|V${dataType.itemSize}`;
+  const codes: Record<string, string> = {
+    bool: "b1",
+    int8: "i1",
+    int16: "i2",
+    int32: "i4",
+    int64: "i8",
+    uint8: "u1",
+    uint16: "u2",
+    uint32: "u4",
+    uint64: "u8",
+    float16: "f2",
+    float32: "f4",
+    float64: "f8",
+    complex64: "c8",
+    complex128: "c16",
+  };
+  const code = codes[dataType.name];
+  if (!code) return undefined;
+  return `${dataType.itemSize === 1 ? "|" : order}${code}`;
+}
+
+/** The v2 compressor of a v3 bytes -> bytes codec entry, or `undefined`. */
+function v2Compressor(entry: JsonObject): JsonObject | undefined {
+  const name = entry.name as string;
+  const config = (entry.configuration ?? {}) as JsonObject;
+  if (name === "gzip") return { id: "gzip", level: config.level ?? 5 };
+  if (name === "zstd")
+    return { id: "zstd", level: config.level ?? 0, checksum: config.checksum ?? false };
+  if (name === "blosc") {
+    const sh =
+      typeof config.shuffle === "string"
+        ? BLOSC_SHUFFLE.indexOf(config.shuffle)
+        : (config.shuffle as number);
+    return {
+      id: "blosc",
+      cname: config.cname ?? "lz4",
+      clevel: config.clevel ?? 5,
+      shuffle: sh,
+      blocksize: config.blocksize ?? 0,
+    };
+  }
+  if (name.startsWith("numcodecs.")) return { id: name.slice(10), ...config };
+  return undefined;
+}
+
+/**
+ * The `.zarray` equivalent of a v3 array's metadata when it is representable
+ * as-is (same chunks and keys); `undefined` otherwise.
+ */
+export function zarrayOfV3(meta: ArrayMetadataV3, dataType: DataType): JsonObject | undefined {
+  if (meta.chunk_grid.name !== "regular" || meta.chunk_key_encoding.name !== "v2") return undefined;
+  const ndim = meta.shape.length;
+  const codecs = [...meta.codecs];
+  let order: "C" | "F" = "C";
+  if (codecs[0]?.name === "transpose") {
+    const perm = ((codecs[0].configuration ?? {}) as JsonObject).order as number[];
+    if (perm.every((v, i) => v === ndim - 1 - i)) order = "F";
+    else if (!perm.every((v, i) => v === i)) return undefined;
+    codecs.shift();
+  }
+  const filters: JsonObject[] = [];
+  let endian: "little" | "big" | undefined;
+  let i = 0;
+  for (; i < codecs.length; i++) {
+    const name = codecs[i].name as string;
+    const id = name.startsWith("numcodecs.") ? name.slice(10) : name;
+    if (name === "bytes") {
+      endian =
+        (((codecs[i].configuration ?? {}) as JsonObject).endian as "little" | "big" | undefined) ??
+        "little";
+      i++;
+      break;
+    }
+    if (name === "vlen-utf8" || name === "vlen-bytes") {
+      filters.push({ id: name });
+      i++;
+      break;
+    }
+    if (!FILTER_IDS.has(id) || id === "shuffle") return undefined;
+    filters.push({ id, ...((codecs[i].configuration ?? {}) as JsonObject) });
+  }
+  const rest = codecs.slice(i);
+  for (const c of rest.slice(0, -1)) {
+    if (c.name !== "numcodecs.shuffle" && c.name !== "shuffle") return undefined;
+    filters.push({ id: "shuffle", ...((c.configuration ?? {}) as JsonObject) });
+  }
+  let compressor: JsonObject | null = null;
+  if (rest.length > 0) {
+    const last = rest[rest.length - 1];
+    if (last.name === "numcodecs.shuffle")
+      filters.push({ id: "shuffle", ...((last.configuration ?? {}) as JsonObject) });
+    else {
+      const c = v2Compressor(last);
+      if (!c) return undefined;
+      compressor = c;
+    }
+  }
+  const dtype = v2DtypeOf(dataType, filters.length && filters[0].dtype ? endian : endian);
+  if (dtype === undefined) return undefined;
+  const fill =
+    meta.fill_value === null
+      ? null
+      : v2FillValueJson(dataType, dataType.parseFillValue(meta.fill_value, "fill_value"));
+  const sep = ((meta.chunk_key_encoding.configuration ?? {}) as JsonObject).separator ?? ".";
+  return {
+    chunks: [...(((meta.chunk_grid.configuration ?? {}) as JsonObject).chunk_shape as number[])],
+    compressor,
+    dimension_separator: sep,
+    dtype,
+    fill_value: fill,
+    filters: filters.length ? filters : null,
+    order,
+    shape: [...meta.shape],
+    zarr_format: 2,
+  };
+}
+
+/**
+ * Converts the v3 node at `path` to v2 (an array, or a group with everything
+ * below it): metadata-only where representable, else a rewrite into `target`
+ * (default: in place, which erases the v3 chunks of that array first).
+ * Throws `UnsupportedError` for data types v2 cannot hold.
+ */
+export async function convertV3ToV2(
+  store: AnyStore | Store,
+  path = "",
+  options: ConvertOptions = {},
+): Promise<ConvertResult> {
+  const s = resolveStore(store);
+  const p = normalizeV2Path(path);
+  const node = await open(s, p);
+  const target = options.target ? resolveStore(options.target) : s;
+  const tp = options.targetPath !== undefined ? normalizeV2Path(options.targetPath) : p;
+  const inPlace = target === s && tp === p;
+  if (node.kind === "group") {
+    dropConsolidated(target);
+    await target.set(childKey(tp, ".zgroup"), writeV2Json({ zarr_format: 2 }));
+    if (Object.keys(node.attrs).length)
+      await target.set(childKey(tp, ".zattrs"), writeV2Json(node.attrs));
+    let rewritten = false;
+    for (const name of await node.childNames()) {
+      const r = await convertV3ToV2(s, childKey(p, name), {
+        ...options,
+        targetPath: options.targetPath === undefined ? undefined : childKey(tp, name),
+      });
+      rewritten ||= r.rewritten;
+    }
+    if (options.removeSource && inPlace) await s.erase(childKey(p, "zarr.json"));
+    return { node: await open(target, tp), rewritten };
+  }
+  const array = node;
+  const z = zarrayOfV3(array.metadata, array.dataType);
+  if (z && inPlace) {
+    validateZArray(z, childKey(p, ".zarray"));
+    dropConsolidated(s);
+    await s.set(childKey(p, ".zarray"), writeV2Json(z));
+    if (Object.keys(array.attrs).length)
+      await s.set(childKey(p, ".zattrs"), writeV2Json(array.attrs));
+    if (options.removeSource) await s.erase(childKey(p, "zarr.json"));
+    return { node: await open(s, p), rewritten: false };
+  }
+  const dtype = v2DtypeOf(array.dataType, "little");
+  if (dtype === undefined) {
+    throw new UnsupportedError(
+      `${p || "/"}: data type ${array.dataType.name} has no v2 equivalent`,
+      { path: p },
+    );
+  }
+  const last = array.metadata.codecs[array.metadata.codecs.length - 1];
+  const compressor = last ? (v2Compressor(last) ?? null) : null;
+  const filters =
+    array.dataType.kind === "string"
+      ? [{ id: "vlen-utf8" }]
+      : array.dataType.kind === "bytes"
+        ? [{ id: "vlen-bytes" }]
+        : null;
+  // Read everything needed before an in-place rewrite erases the v3 chunks.
+  const source = inPlace ? await snapshot(array) : array;
+  if (inPlace) {
+    await s.erase(childKey(p, "zarr.json"));
+    await s.erasePrefix(nodePrefix(p));
+  }
+  const out = await createArrayV2(target, tp, {
+    shape: array.shape,
+    chunks: array.chunkShape,
+    dtype,
+    compressor:
+      compressor && ["gzip", "zstd", "blosc", "zlib", "lz4"].includes(compressor.id as string)
+        ? compressor
+        : null,
+    filters,
+    fillValue: array.fillValue.value,
+    attributes: Object.keys(array.attrs).length ? array.attrs : undefined,
+    overwrite: true,
+  });
+  await copyData(source, out);
+  return { node: out, rewritten: true };
+}
+
+/** An in-memory copy of a (small enough) array, so it can be rewritten in place. */
+async function snapshot(array: ZarrArray): Promise<ZarrArray> {
+  const mem = new MemoryStore();
+  const copy = await createArray(mem, "", {
+    shape: array.shape,
+    dataType: array.dataType.toJSON(),
+    chunkShape: array.chunkShape,
+    codecs:
+      array.dataType.kind === "string"
+        ? [{ name: "vlen-utf8" }]
+        : array.dataType.kind === "bytes"
+          ? [{ name: "vlen-bytes" }]
+          : [{ name: "bytes", configuration: { endian: "little" } }],
+    fillValue: array.dataType.fillValueToJSON(array.fillValue),
+  });
+  await copyData(array, copy);
+  return copy;
+}
+
+export { createArrayV2, createGroupV2 };
