@@ -151,7 +151,7 @@ let ref = {};
 if (r.status === 0) ref = JSON.parse(r.stdout);
 else console.warn(`numcodecs reference unavailable: ${r.stderr || r.error}`);
 
-const pct = (a, b) => (b ? `${Math.round((100 * a) / b)}%` : "-");
+const pct = (a, b) => (a && b ? `${Math.round((100 * a) / b)}%` : "-");
 const f = (x) => (x === undefined ? "-" : x.toFixed(0));
 console.log(
   `Blosc clevel ${CLEVEL}, typesize 4, ${totalMiB} MiB smooth float32 field in 1 MiB chunks, single thread, MiB/s of uncompressed data per CPU second`,
@@ -163,6 +163,6 @@ console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const [key, o] of Object.entries(ours)) {
   const c = ref[key] ?? {};
   console.log(
-    `| ${key} | ${f(o.enc)} | ${f(c.enc)} | ${pct(o.enc, c.enc)} | ${f(o.dec)} | ${f(c.dec)} | ${pct(o.dec, c.dec)} | ${f(o.decInto)} (${pct(o.decInto, c.dec)}) | ${o.ratio.toFixed(2)} / ${c.ratio ? c.ratio.toFixed(2) : "-"} |`,
+    `| ${key} | ${f(o.enc)} | ${f(c.enc)} | ${pct(o.enc, c.enc)} | ${f(o.dec)} | ${f(c.dec)} | ${pct(o.dec, c.dec)} | ${o.decInto ? `${f(o.decInto)} (${pct(o.decInto, c.dec)})` : "-"} | ${o.ratio.toFixed(2)} / ${c.ratio ? c.ratio.toFixed(2) : "-"} |`,
   );
 }
