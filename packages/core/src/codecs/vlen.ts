@@ -11,7 +11,8 @@ import { cStrides } from "../indexing/index.js";
 import type { ArrayToBytesCodec, ChunkSpec, CodecFactory, NDArray } from "./types.js";
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a leading U+FEFF is part of the element, not a byte order mark to strip.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function elementCount(shape: readonly number[]): number {
   return shape.reduce((a, b) => a * b, 1);
