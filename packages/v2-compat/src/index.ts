@@ -27,6 +27,7 @@ export {
 export * from "./dtypes/index.js";
 export { decodeBase64, encodeBase64 } from "./util/base64.js";
 export { writeV2Json } from "./util/json.js";
+export { type CreateArrayV1Options, createArrayV1 } from "./v1/create.js";
 export { openV1, v1NodeFormat } from "./v1/format.js";
 export { v1Compression, v1Compressor, v1MetaJson, validateV1Meta } from "./v1/meta.js";
 export { consolidate } from "./v2/consolidate.js";

@@ -1,0 +1,178 @@
+// Conversion v2 -> v3 (metadata-only with the v2 chunk key encoding, F order as
+// transpose, filters as numcodecs.<id>) and v3 -> v2; malformed v2 input fails
+// with typed errors naming the document and field.
+import "@zarr/codec-blosc/register";
+import "@zarr/codec-gzip/register";
+import "@zarr/codec-zstd/register";
+import "../src/register.js";
+import { readdir, readFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import {
+  CodecError,
+  ContainsNodeError,
+  createArray,
+  InvalidKeyError,
+  MemoryStore,
+  MetadataError,
+  openArray,
+  UnsupportedError,
+} from "@zarr/core";
+import { fixturesSkipReason, haveFixtures, loadExpected, zarritaFixtures } from "@zarr/test-utils";
+import { describe, expect, it } from "vitest";
+import {
+  convertV2ToV3,
+  convertV3ToV2,
+  createArrayV2,
+  createGroupV2,
+  normalizeV2Path,
+  numcodecsLz4Codec,
+} from "../src/index.js";
+import { jsonValues } from "./helpers.js";
+
+const present = haveFixtures();
+if (!present) console.warn(fixturesSkipReason);
+
+async function loadDir(root: string): Promise<MemoryStore> {
+  const store = new MemoryStore();
+  const walk = async (dir: string): Promise<void> => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) await walk(p);
+      else
+        await store.set(relative(root, p).split("\\").join("/"), new Uint8Array(await readFile(p)));
+    }
+  };
+  await walk(root);
+  return store;
+}
+
+describe.skipIf(!present)("v2 -> v3 conversion of every zarrita v2 fixture array", () => {
+  const expected = present ? loadExpected(2) : {};
+  for (const key of Object.keys(expected)) {
+    it(`${key}: v3 reads the same values`, async () => {
+      const store = await loadDir(join(zarritaFixtures, "v2/data.zarr"));
+      if (key.endsWith(".O") && key.includes("json2")) {
+        await expect(convertV2ToV3(store, key)).rejects.toBeInstanceOf(UnsupportedError);
+        return;
+      }
+      const { node, rewritten } = await convertV2ToV3(store, key, { removeSource: true });
+      expect(rewritten).toBe(false);
+      expect((await store.get(`${key}/.zarray`)) !== undefined).toBe(false);
+      const a = await openArray(store, key);
+      expect(a.zarrFormat).toBe(3);
+      expect(node.kind).toBe("array");
+      expect(jsonValues(await a.get())).toEqual(expected[key].data);
+      // And back to v2, metadata-only: the v2 chunk key encoding is kept.
+      const back = await convertV3ToV2(store, key, { removeSource: true });
+      expect(back.rewritten).toBe(false);
+      const b = await openArray(store, key);
+      expect(b.zarrFormat).toBe(2);
+      expect(jsonValues(await b.get())).toEqual(expected[key].data);
+    });
+  }
+});
+
+describe("v3 -> v2 conversion that needs a rewrite", () => {
+  it("default chunk keys and crc32c: data rewritten into a v2 array", async () => {
+    const store = new MemoryStore();
+    const a = await createArray(store, "x", {
+      shape: [5],
+      dataType: "int16",
+      chunkShape: [2],
+      codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+    });
+    await a.set(null, Int16Array.from([1, 2, 3, 4, 5]));
+    const r = await convertV3ToV2(store, "x");
+    expect(r.rewritten).toBe(true);
+    const b = await openArray(store, "x");
+    expect(b.zarrFormat).toBe(2);
+    expect(Array.from((await b.get()).data as Int16Array)).toEqual([1, 2, 3, 4, 5]);
+    expect((await store.get("x/zarr.json")) !== undefined).toBe(false);
+  });
+});
+
+describe("v2 errors and path rules", () => {
+  it("logical paths normalize per the v2 spec and reject . and .. segments", () => {
+    expect(normalizeV2Path("\\foo//bar/")).toBe("foo/bar");
+    expect(() => normalizeV2Path("foo/../bar")).toThrow(InvalidKeyError);
+    expect(() => normalizeV2Path("./x")).toThrow(/segment "\."/);
+  });
+
+  it("creating an array creates .zgroup at every ancestor; an array ancestor is an error", async () => {
+    const store = new MemoryStore();
+    await createArrayV2(store, "a/b/c", { shape: [2], dtype: "<i4" });
+    for (const k of [".zgroup", "a/.zgroup", "a/b/.zgroup", "a/b/c/.zarray"])
+      expect((await store.get(k)) !== undefined).toBe(true);
+    await expect(
+      createArrayV2(store, "a/b/c/d", { shape: [2], dtype: "<i4" }),
+    ).rejects.toBeInstanceOf(ContainsNodeError);
+    await expect(createGroupV2(store, "a")).rejects.toBeInstanceOf(ContainsNodeError);
+  });
+
+  const bad: [string, Record<string, unknown>, RegExp][] = [
+    ["missing order", { order: undefined }, /order: is required/],
+    ["bad dtype", { dtype: "<x4" }, /dtype: invalid dtype "<x4"/],
+    ["datetime without unit size", { dtype: "<M4[ns]" }, /8 bytes/],
+    ["chunks rank", { chunks: [1, 1] }, /chunks: has 2 dimensions/],
+    ["zero chunk", { chunks: [0] }, /chunks\[0\]: must be an integer >= 1/],
+    ["compressor without id", { compressor: { level: 1 } }, /compressor: must have a string "id"/],
+    ["bad separator", { dimension_separator: "-" }, /dimension_separator/],
+    ["object without codec", { dtype: "|O" }, /needs an object codec/],
+    ["bad base64 fill", { dtype: "|S4", fill_value: "!!" }, /not base64/],
+    ["float fill for int", { fill_value: 1.5 }, /not an integer/],
+  ];
+  for (const [what, patch, message] of bad) {
+    it(`.zarray with ${what}: MetadataError naming the field`, async () => {
+      const store = new MemoryStore();
+      const doc: Record<string, unknown> = {
+        zarr_format: 2,
+        shape: [4],
+        chunks: [2],
+        dtype: "<i4",
+        compressor: null,
+        fill_value: 0,
+        order: "C",
+        filters: null,
+        ...patch,
+      };
+      for (const k of Object.keys(doc)) if (doc[k] === undefined) delete doc[k];
+      await store.set("x/.zarray", new TextEncoder().encode(JSON.stringify(doc)));
+      const err = await openArray(store, "x").then(
+        () => undefined,
+        (e) => e,
+      );
+      expect(err).toBeInstanceOf(MetadataError);
+      expect(err.message).toMatch(message);
+      expect(err.message).toContain("x/.zarray");
+    });
+  }
+
+  it("lz4: a size header beyond the chunk size is a CodecError, not an allocation", async () => {
+    const codec = await numcodecsLz4Codec.fromConfig({}, { path: "p", format: 2 } as never);
+    if (codec.kind !== "bytes_to_bytes") throw new Error("kind");
+    const evil = new Uint8Array([0xff, 0xff, 0xff, 0x7f, 0]);
+    expect(() => codec.decode(evil, 16)).toThrow(CodecError);
+  });
+
+  it("structured, datetime and S/U round trip through createArrayV2 and report JSON values", async () => {
+    const store = new MemoryStore();
+    const s = await createArrayV2(store, "s", {
+      shape: [2],
+      dtype: [
+        ["a", "<i2"],
+        ["b", "|S3", [2]],
+      ],
+      fillValue: { a: 7, b: ["x", "yz"] },
+    });
+    expect(jsonValues(await s.get())).toEqual([
+      { a: 7, b: ["x", "yz"] },
+      { a: 7, b: ["x", "yz"] },
+    ]);
+    const t = await createArrayV2(store, "t", { shape: [2], dtype: "<M8[ms]" });
+    await t.set(null, BigInt64Array.from([-1n, 1700000000000n]));
+    expect(jsonValues(await (await openArray(store, "t")).get())).toEqual(["-1", "1700000000000"]);
+    const u = await createArrayV2(store, "u", { shape: [1], dtype: ">U2", fillValue: "é" });
+    expect(jsonValues(await u.get())).toEqual(["é"]);
+    await expect(u.set(null, "abc")).rejects.toThrow(/more than 2 code points/);
+  });
+});
