@@ -322,6 +322,9 @@ export function* decompressGen(
     fail(`${nblocks} block offsets do not fit in a chunk of ${cbytes} bytes`, path);
   }
   const leftover = nbytes % blocksize;
+  // Walk every block and stream header first, so that nothing is allocated
+  // for sizes the chunk's bytes cannot back.
+  checkLayout(src, h, nblocks, leftover, path);
   const byteShuffle = (h.flags & FLAG_SHUFFLE) !== 0 && ts > 1;
   const bitShuffle = !byteShuffle && (h.flags & FLAG_BITSHUFFLE) !== 0;
   const out = into?.subarray(0, nbytes) ?? new Uint8Array(nbytes);
@@ -365,6 +368,57 @@ export function* decompressGen(
     }
   }
   return out;
+}
+
+/**
+ * The most one compressed byte can stand for, per format code (blosclz, lz4:
+ * 255-byte length extensions; snappy: 64-byte copies in 2 bytes; zlib: 1032:1
+ * deflate limit; zstd: RLE blocks), used to reject implausible stream sizes.
+ */
+const MAX_EXPANSION = [256, 256, 64, 1100, 32768];
+
+/**
+ * Checks the bstarts table and every stream header against the chunk, and
+ * that each stream's compressed size can plausibly produce its share of the
+ * block, without decoding anything.
+ */
+function checkLayout(
+  src: Uint8Array,
+  h: BloscHeader,
+  nblocks: number,
+  leftover: number,
+  path: string | undefined,
+): void {
+  const dataStart = HEADER_SIZE + 4 * nblocks;
+  const expansion = MAX_EXPANSION[h.format];
+  for (let b = 0; b < nblocks; b++) {
+    const isLeftover = b === nblocks - 1 && leftover > 0;
+    const bsize = isLeftover ? leftover : h.blocksize;
+    const nsplits = decodeSplits(h, isLeftover);
+    const neblock = Math.floor(bsize / nsplits);
+    if (neblock * nsplits !== bsize) {
+      fail(`block ${b} of ${bsize} bytes does not split into ${nsplits} streams`, path);
+    }
+    let pos = u32(src, HEADER_SIZE + 4 * b);
+    if (pos < dataStart || pos > h.cbytes) {
+      fail(`block ${b} offset ${pos} is outside the chunk data [${dataStart}, ${h.cbytes})`, path);
+    }
+    for (let j = 0; j < nsplits; j++) {
+      if (pos + 4 > h.cbytes) fail(`block ${b} stream ${j} header is past the chunk end`, path);
+      const csize = i32(src, pos);
+      pos += 4;
+      if (csize <= 0 || csize > h.cbytes - pos) {
+        fail(
+          `block ${b} stream ${j} size ${csize} is outside the chunk (${h.cbytes - pos} left)`,
+          path,
+        );
+      }
+      if (csize !== neblock && neblock > csize * expansion + 65536) {
+        fail(`block ${b} stream ${j} of ${csize} bytes cannot decode to ${neblock} bytes`, path);
+      }
+      pos += csize;
+    }
+  }
 }
 
 /** Runs a job whose engine calls are all synchronous. */

@@ -190,6 +190,19 @@ describe("malformed chunks are CodecErrors", () => {
     expectCodecError(h);
   });
 
+  it("one huge block backed by a few bytes fails before allocating its output", () => {
+    // lz4, don't split, typesize 1, nbytes = blocksize = 2^30, one 5-byte stream.
+    const f = new Uint8Array(16 + 4 + 4 + 5);
+    const dv = new DataView(f.buffer);
+    f.set([2, 1, 0x20 | 0x10, 1]);
+    dv.setUint32(4, 1 << 30, true);
+    dv.setUint32(8, 1 << 30, true);
+    dv.setUint32(12, f.length, true);
+    dv.setUint32(16, 20, true);
+    dv.setInt32(20, 5, true);
+    expectCodecError(f, undefined, /cannot decode to 1073741824 bytes/);
+  });
+
   it("block offsets and stream sizes outside the chunk", () => {
     const off = good.slice();
     new DataView(off.buffer).setUint32(16, good.length + 5, true);
