@@ -1,0 +1,243 @@
+// One JavaScript implementation's side of the benchmark, in its own process so
+// that heaps and peak RSS do not mix: `node js_bench.mjs IMPL JOB_JSON` prints
+// one JSON line. IMPL: ours | ours-1t (no worker pool) | zarrita | zarrjs.
+import { mkdir, readdir, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fillField } from "./rows.mjs";
+
+const [impl, jobJson] = process.argv.slice(2);
+const job = JSON.parse(jobJson);
+
+function checksum(data) {
+  let s = 0;
+  for (let k = 0; k < data.length; k += 4099) s += data[k];
+  return s;
+}
+
+function field(n) {
+  return fillField(new Float32Array(n * n), n);
+}
+
+/** Each implementation: read(path) -> Float32Array, write(path, data, n, row), region(path) -> (r,c,h,w) => Promise. */
+async function loadOurs(workers) {
+  const core = await import("@zarr/core");
+  await import("@zarr/v2-compat/register");
+  await import("@zarr/codec-blosc/register");
+  await import("@zarr/codec-gzip/register");
+  await import("@zarr/codec-zstd/register");
+  const { FileSystemStore } = await import("@zarr/store-fs");
+  const { createArrayV2 } = await import("@zarr/v2-compat");
+  let pool;
+  if (workers) {
+    try {
+      const w = await import("@zarr/workers");
+      pool = w.defaultPool?.() ?? undefined;
+    } catch {
+      pool = undefined;
+    }
+  }
+  const opts = workers ? {} : { workers: false };
+  return {
+    async read(path) {
+      const a = await core.openArray(new FileSystemStore(path), "");
+      return (await a.get(null, opts)).data;
+    },
+    async write(path, data, n, row) {
+      const a = await createArrayV2(new FileSystemStore(path), "", {
+        shape: [n, n],
+        chunks: [512, 512],
+        dtype: "<f4",
+        compressor: row.v2,
+        fillValue: 0,
+        overwrite: true,
+      });
+      await a.set(null, data, opts);
+    },
+    async writeSharded(path, data, g, codecs) {
+      const a = await core.createArray(new FileSystemStore(path), "", {
+        shape: g.shape,
+        dataType: "float32",
+        chunkShape: g.shard,
+        fillValue: 0,
+        overwrite: true,
+        codecs: [
+          {
+            name: "sharding_indexed",
+            configuration: {
+              chunk_shape: g.inner,
+              codecs: [{ name: "bytes", configuration: { endian: "little" } }, ...codecs],
+              index_codecs: [
+                { name: "bytes", configuration: { endian: "little" } },
+                { name: "crc32c" },
+              ],
+              index_location: "end",
+            },
+          },
+        ],
+      });
+      await a.set(null, data, opts);
+    },
+    async opener(path) {
+      const a = await core.openArray(new FileSystemStore(path), "");
+      return (r, c, h, w) => a.get([core.slice(r, r + h), core.slice(c, c + w)], opts);
+    },
+    close: () => pool?.close?.(),
+  };
+}
+
+async function loadZarrita() {
+  const zarr = await import("zarrita");
+  const { default: FileSystemStore } = await import("@zarrita/storage/fs");
+  return {
+    async read(path) {
+      const a = await zarr.open(new FileSystemStore(path), { kind: "array" });
+      return (await zarr.get(a, null)).data;
+    },
+    async write(path, data, n, row) {
+      await rm(path, { recursive: true, force: true });
+      const a = await zarr.create(new FileSystemStore(path), {
+        shape: [n, n],
+        chunkShape: [512, 512],
+        dtype: "float32",
+        fillValue: 0,
+        codecs: [{ name: "bytes", configuration: { endian: "little" } }, ...row.v3],
+      });
+      await zarr.set(a, null, { data, shape: [n, n], stride: [n, 1] });
+    },
+    async opener(path) {
+      const a = await zarr.open(new FileSystemStore(path), { kind: "array" });
+      return (r, c, h, w) => zarr.get(a, [zarr.slice(r, r + h), zarr.slice(c, c + w)]);
+    },
+  };
+}
+
+/** A directory store for zarr.js 0.6 (which ships none for Node). */
+function zarrjsStore(root, KeyError) {
+  return {
+    async getItem(key) {
+      try {
+        return await readFile(join(root, key));
+      } catch (e) {
+        if (e.code === "ENOENT") throw new KeyError(key);
+        throw e;
+      }
+    },
+    async setItem(key, value) {
+      const file = join(root, key);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, typeof value === "string" ? value : new Uint8Array(value));
+      return true;
+    },
+    async containsItem(key) {
+      try {
+        await stat(join(root, key));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async deleteItem(key) {
+      try {
+        await unlink(join(root, key));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async keys() {
+      return readdir(root).catch(() => []);
+    },
+  };
+}
+
+async function loadZarrjs() {
+  const zarr = await import("zarr");
+  try {
+    const { default: Zstd } = await import("numcodecs/zstd");
+    zarr.addCodec("zstd", () => Zstd);
+  } catch {
+    // zstd stays unsupported
+  }
+  return {
+    async read(path) {
+      const a = await zarr.openArray({ store: zarrjsStore(path, zarr.KeyError), mode: "r" });
+      return (await a.getRaw(null)).data;
+    },
+    async write(path, data, n, row) {
+      await rm(path, { recursive: true, force: true });
+      const a = await zarr.openArray({
+        store: zarrjsStore(path, zarr.KeyError),
+        mode: "w",
+        shape: [n, n],
+        chunks: [512, 512],
+        dtype: "<f4",
+        compressor: row.v2,
+        fillValue: 0,
+      });
+      await a.set(null, new zarr.NestedArray(data, [n, n], "<f4"));
+    },
+    async opener(path) {
+      const a = await zarr.openArray({ store: zarrjsStore(path, zarr.KeyError), mode: "r" });
+      return (r, c, h, w) => a.getRaw([zarr.slice(r, r + h), zarr.slice(c, c + w)]);
+    },
+  };
+}
+
+const lib =
+  impl === "ours"
+    ? await loadOurs(true)
+    : impl === "ours-1t"
+      ? await loadOurs(false)
+      : impl === "zarrita"
+        ? await loadZarrita()
+        : impl === "zarrjs"
+          ? await loadZarrjs()
+          : null;
+if (!lib) throw new Error(`unknown implementation ${impl}`);
+
+const result = {};
+const baseRss = process.memoryUsage().rss;
+try {
+  if (job.op === "read") {
+    const times = [];
+    let check;
+    for (let k = 0; k < job.reps; k++) {
+      const t = performance.now();
+      let data = await lib.read(job.path);
+      times.push((performance.now() - t) / 1000);
+      check = checksum(data);
+      data = undefined;
+    }
+    Object.assign(result, { times, check });
+  } else if (job.op === "write") {
+    const data = field(job.n);
+    const times = [];
+    for (let k = 0; k < job.reps; k++) {
+      await rm(job.path, { recursive: true, force: true });
+      const t = performance.now();
+      await lib.write(job.path, data, job.n, job.row);
+      times.push((performance.now() - t) / 1000);
+    }
+    result.times = times;
+  } else if (job.op === "write-sharded") {
+    const n = job.geometry.shape[0];
+    await lib.writeSharded(job.path, field(n), job.geometry, job.codecs);
+  } else if (job.op === "regions") {
+    const get = await lib.opener(job.path);
+    await get(...job.regions[0]); // warm-up: metadata, shard index, codec modules
+    const times = [];
+    for (const reg of job.regions) {
+      const t = performance.now();
+      await get(...reg);
+      times.push((performance.now() - t) / 1000);
+    }
+    result.times = times;
+  }
+} catch (e) {
+  result.error = String(e?.message ?? e).slice(0, 200);
+}
+await lib.close?.();
+result.baseRssKiB = Math.round(baseRss / 1024);
+result.maxRssKiB = process.resourceUsage().maxRSS;
+process.stdout.write(`${JSON.stringify(result)}\n`);
+process.exit(0);
