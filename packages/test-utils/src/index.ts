@@ -1,4 +1,5 @@
 export * from "./dir-store.js";
 export * from "./fixtures.js";
+export * from "./gcs-emulator.js";
 export * from "./python.js";
 export * from "./s3.js";

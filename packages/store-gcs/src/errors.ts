@@ -1,0 +1,64 @@
+/**
+ * Classifying `@google-cloud/storage` errors: missing objects, ranges past
+ * the end, and the `StoreError`s everything else becomes.
+ *
+ * @module
+ */
+
+import { AbortError, StoreError } from "@zarr/core";
+
+interface ApiErrorShape {
+  code?: number | string;
+  status?: number;
+  message?: string;
+  response?: { status?: number };
+}
+
+/** HTTP status of a client error (ApiError `code`, Gaxios `status`/`response.status`). */
+export function statusOf(error: unknown): number | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const e = error as ApiErrorShape;
+  if (typeof e.code === "number") return e.code;
+  return e.status ?? e.response?.status;
+}
+
+/**
+ * True when the object does not exist: HTTP 404 that is not about the bucket
+ * (a missing bucket is a configuration error and must surface).
+ */
+export function isNotFound(error: unknown): boolean {
+  if (statusOf(error) !== 404) return false;
+  const message = (error as ApiErrorShape).message ?? "";
+  return !/bucket does not exist/i.test(message);
+}
+
+/** True for HTTP 416: the object exists but the range starts at or past its end. */
+export function isRangeNotSatisfiable(error: unknown): boolean {
+  return statusOf(error) === 416;
+}
+
+/**
+ * The error to throw for a failed request: an `AbortError` when `signal` was
+ * aborted, otherwise a `StoreError` naming the operation, key and HTTP status.
+ */
+export function storeError(
+  error: unknown,
+  operation: string,
+  key: string,
+  location: string,
+  signal?: AbortSignal,
+): Error {
+  if (error instanceof StoreError || error instanceof AbortError) return error;
+  if (signal?.aborted) {
+    return new AbortError(`operation aborted at ${JSON.stringify(key)}`, {
+      path: key,
+      cause: signal.reason ?? error,
+    });
+  }
+  const status = statusOf(error);
+  const message = (error as ApiErrorShape | undefined)?.message ?? String(error);
+  return new StoreError(
+    `GCS ${operation} of ${JSON.stringify(key)} at ${location} failed${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`,
+    { path: key, cause: error },
+  );
+}
