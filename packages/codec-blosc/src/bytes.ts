@@ -46,35 +46,27 @@ export function copyMatch(
   len: number,
 ): number {
   const end = op + len;
-  if (dist >= 4 && len <= 64) {
+  if (dist >= len && len > 128) {
+    dst.copyWithin(op, op - dist, op - dist + len);
+    return end;
+  }
+  if (dist >= 4) {
     // Forward 4-byte steps read only bytes already written when dist >= 4.
     let from = op - dist;
     for (; op + 4 <= end; op += 4, from += 4) dv.setInt32(op, dv.getInt32(from, true), true);
     while (op < end) dst[op++] = dst[from++];
     return end;
   }
-  if (len <= 16) {
-    for (let from = op - dist; op < end; ) dst[op++] = dst[from++];
-    return end;
-  }
-  if (dist >= len) {
-    dst.copyWithin(op, op - dist, op - dist + len);
-    return end;
-  }
   if (dist === 1) {
     dst.fill(dst[op - 1], op, end);
     return end;
   }
-  // Periodic with period dist: copy one period, then double the span.
-  const start = op - dist;
-  dst.copyWithin(op, start, op);
-  let span = 2 * dist;
-  op += dist;
-  while (op < end) {
-    const n = Math.min(span, end - op);
-    dst.copyWithin(op, start, start + n);
-    op += n;
-    span *= 2;
-  }
+  // Period 2 or 3: write one more period byte by byte, then copy words from
+  // two periods back (4 or 6 bytes), which is the same pattern.
+  let from = op - dist;
+  for (const e = Math.min(end, op + dist); op < e; ) dst[op++] = dst[from++];
+  from = op - 2 * dist;
+  for (; op + 4 <= end; op += 4, from += 4) dv.setInt32(op, dv.getInt32(from, true), true);
+  while (op < end) dst[op++] = dst[from++];
   return end;
 }

@@ -10,6 +10,8 @@ import {
 } from "@zarr/codec-blosc";
 import { CodecError, codecRegistry, MetadataError, NotRegisteredError } from "@zarr/core";
 import { describe, expect, it } from "vitest";
+// Internal helper without a public entry point, tested directly.
+import { copyMatch, viewOf } from "../src/bytes.js";
 import { makeCodec, structured } from "./helpers.js";
 
 describe("configuration (v3 blosc codec spec; numcodecs Blosc for v2)", () => {
@@ -323,4 +325,19 @@ describe("computeBlocksize (c-blosc compute_blocksize)", () => {
       expect(computeBlocksize(cname, clevel, ts, n, forced)).toBe(bs);
     },
   );
+});
+
+describe("overlapping match copies", () => {
+  it("equal a byte-by-byte copy for every distance and length", () => {
+    for (let dist = 1; dist <= 9; dist++) {
+      for (let len = 1; len <= 300; len += len < 40 ? 1 : 37) {
+        const a = new Uint8Array(16 + len);
+        for (let i = 0; i < 16; i++) a[i] = i * 17 + 3;
+        const b = a.slice();
+        copyMatch(a, viewOf(a), 16, dist, len);
+        for (let i = 16; i < 16 + len; i++) b[i] = b[i - dist];
+        expect(Buffer.compare(a, b)).toBe(0);
+      }
+    }
+  });
 });
