@@ -28,6 +28,11 @@ function bytesJson(b: Uint8Array): string {
 
 /** The JSON text of one element. */
 export function scalarJson(dataType: DataType, value: Scalar): string {
+  if (dataType.toJSONValue) {
+    return JSON.stringify(dataType.toJSONValue(value), (_k, v) =>
+      typeof v === "bigint" ? v.toString() : v,
+    );
+  }
   switch (dataType.kind) {
     case "bool":
       return value ? "true" : "false";

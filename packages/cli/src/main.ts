@@ -8,6 +8,7 @@ import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
 import "@zarr/codec-blosc/register";
 import "@zarr/store-fs/register";
+import "@zarr/v2-compat/register";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ZarrError } from "@zarr/core";

@@ -55,6 +55,19 @@ describe.skipIf(!present)("zarr get --json on every zarrita v3 fixture array", (
   }
 });
 
+describe.skipIf(!present)("zarr get --json on every zarrita v2 fixture array", () => {
+  const expected = present ? loadExpected(2) : {};
+  for (const key of Object.keys(expected)) {
+    it(key, async () => {
+      const r = await run("get", join(zarritaFixtures, "v2/data.zarr"), key, "--json");
+      expect(r.err).toBe("");
+      const got = JSON.parse(r.out);
+      expect(got.shape).toEqual(expected[key].shape);
+      expect(same(got.data, expected[key].data)).toBe(true);
+    });
+  }
+});
+
 describe.skipIf(!present)("info and tree on the fixtures", () => {
   const store = join(zarritaFixtures, "v3/data.zarr");
   it("info --json describes an array with its codecs and stored bytes", async () => {

@@ -107,6 +107,12 @@ export interface DataType {
   isFill(data: DataArray, fill: FillValue, start: number, end: number): boolean;
   /** Reads element `i` as a scalar. */
   getScalar(data: DataArray, i: number): Scalar;
+  /**
+   * Optional: the JSON form of one element for display and export (e.g. `zarr get
+   * --json`), for types whose scalars have no obvious JSON form (datetimes as
+   * decimal strings, structured values as objects). Core's own types omit it.
+   */
+  toJSONValue?(value: Scalar): JsonValue;
   /** The metadata form of the data type: a name or `{name, configuration}`. */
   toJSON(): JsonValue;
   /**
