@@ -3,6 +3,7 @@ import {
   createArray,
   mapConcurrent,
   openArray,
+  openStore,
   resolveStore,
   StoreError,
   storeRegistry,
@@ -194,6 +195,10 @@ describe("GcsStore requests", () => {
     expect(store).toBeInstanceOf(GcsStore);
     expect((store as GcsStore).prefix).toBe(seeded.prefix);
     expect(await store.get("a/b c")).toEqual(Uint8Array.of(7));
+    const viaCore = await openStore(`gcs://${BUCKET}/${seeded.prefix}`, {
+      apiEndpoint: emulator.endpoint,
+    });
+    expect(await viaCore.get("a/b c")).toEqual(Uint8Array.of(7));
     await expect(opener.open("gs://b/x", { endpoint: 3 })).rejects.toThrow(/option "endpoint"/);
     await expect(opener.open("s3://b/x")).rejects.toThrow(StoreError);
   });
