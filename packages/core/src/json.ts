@@ -41,7 +41,8 @@ export function parseJson(input: string | Uint8Array, path: string): JsonValue {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   // Fast path: without a run of 16+ digits no integer can exceed 2^53, so the
   // native parser is exact. Errors are re-derived by our parser for a good message.
-  if (!LONG_DIGIT_RUN.test(text)) {
+  // Nothing may nest deeper than MAX_DEPTH either (code walking the result recurses).
+  if (!LONG_DIGIT_RUN.test(text) && !mayNestTooDeep(text)) {
     try {
       return JSON.parse(text) as JsonValue;
     } catch {
@@ -52,6 +53,34 @@ export function parseJson(input: string | Uint8Array, path: string): JsonValue {
 }
 
 const LONG_DIGIT_RUN = /[0-9]{16}/;
+
+/**
+ * False when `text` certainly nests at most {@link MAX_DEPTH} levels: it has at
+ * most that many `[`/`{` at all (the common case, one cheap pass), or its bracket
+ * depth outside strings stays within the limit.
+ */
+function mayNestTooDeep(text: string): boolean {
+  let openers = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) openers++;
+  }
+  if (openers <= MAX_DEPTH) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_DEPTH) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
 
 class Parser {
   pos = 0;

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { showJson } from "../dtypes/scalar-json.js";
 import type { JsonObject } from "../dtypes/types.js";
 import { CodecError, MetadataError } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
@@ -43,7 +44,7 @@ export const bytesCodec: CodecFactory = {
       }
     } else if (endian !== "little" && endian !== "big") {
       throw new MetadataError(
-        `${path}: bytes codec: endian must be "little" or "big", got ${JSON.stringify(endian)}`,
+        `${path}: bytes codec: endian must be "little" or "big", got ${showJson(endian)}`,
         { path },
       );
     }

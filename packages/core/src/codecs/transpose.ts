@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { JsonObject } from "../dtypes/types.js";
+import { showJson } from "../dtypes/scalar-json.js";
+import type { JsonObject, JsonValue } from "../dtypes/types.js";
 import { MetadataError } from "../errors.js";
 import { type Axis, copyStrided, cStrides } from "../indexing/index.js";
 import type { ArrayToArrayCodec, ChunkSpec, CodecFactory, NDArray } from "./types.js";
@@ -16,7 +17,7 @@ function parseOrder(value: unknown, ndim: number, path: string): number[] {
   if (value === "F") return Array.from({ length: ndim }, (_, i) => ndim - 1 - i);
   const bad = () =>
     new MetadataError(
-      `${path}: transpose: order must be a permutation of 0..${ndim - 1}, got ${JSON.stringify(value)}`,
+      `${path}: transpose: order must be a permutation of 0..${ndim - 1}, got ${showJson(value as JsonValue)}`,
       { path },
     );
   if (!Array.isArray(value) || value.length !== ndim) throw bad();
