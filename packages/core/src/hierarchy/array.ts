@@ -36,6 +36,7 @@ import {
 } from "../metadata/index.js";
 import type { Store } from "../store/types.js";
 import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/concurrency.js";
+import type { ChunkCodecWorkers } from "../workers/types.js";
 import { childKey } from "./paths.js";
 
 /** Options of {@link ZarrArray.get}. */
@@ -46,6 +47,11 @@ export interface GetOptions {
   concurrency?: number;
   /** How partial reads of sharded chunks merge nearby byte ranges. */
   coalesce?: CoalesceOptions;
+  /**
+   * Where chunk codecs run: a worker pool (e.g. from `@zarr/workers`), or
+   * `false` for the calling thread. Default: {@link ZarrArray.defaultWorkers}.
+   */
+  workers?: ChunkCodecWorkers | false;
 }
 
 /** Options of {@link ZarrArray.set}. */
@@ -98,7 +104,16 @@ function isDataArray(v: unknown): v is DataArray {
 
 /** A Zarr array in a store. Create with `createArray` or open with `openArray`/`open`. */
 export class ZarrArray {
+  /**
+   * The worker pool used when an operation does not pass `workers`
+   * (`undefined`: codecs run on the calling thread). `@zarr/workers/register`
+   * sets it to a pool sized to the machine.
+   */
+  static defaultWorkers: ChunkCodecWorkers | undefined = undefined;
+
   #parts: ArrayParts;
+  /** Per-parts values derived once instead of per chunk. */
+  #derived: Derived | undefined;
 
   /** @internal Use `openArray` or `createArray`. */
   constructor(
@@ -189,15 +204,53 @@ export class ZarrArray {
     }
   }
 
+  /** Values derived from the current parts, computed once per metadata version. */
+  #d(): Derived {
+    const parts = this.#parts;
+    let d = this.#derived;
+    if (d === undefined || d.parts !== parts) {
+      const one = parts.dataType.allocate(1);
+      parts.dataType.fill(one, parts.fillValue, 0, 1);
+      const chunkShape = parts.codecs.spec.shape;
+      d = {
+        parts,
+        fill: one,
+        zeroFill: ArrayBuffer.isView(one) && parts.fillValue.bits.every((b) => b === 0),
+        chunkShape,
+        chunkStrides: cStrides(chunkShape),
+        chunkLength: product(chunkShape),
+        context: { format: parts.zarrFormat, path: this.path },
+      };
+      this.#derived = d;
+    }
+    return d;
+  }
+
+  #workers(options: GetOptions): ChunkCodecWorkers | undefined {
+    return options.workers === false ? undefined : (options.workers ?? ZarrArray.defaultWorkers);
+  }
+
+  /** Decodes stored bytes of one chunk, in a worker when the pool takes the job. */
+  #decode(bytes: Uint8Array, options: GetOptions): Promise<NDArray> {
+    const codecs = this.#parts.codecs;
+    const offloaded = this.#workers(options)?.decode(codecs, bytes, this.#d().context, options);
+    return offloaded ?? codecs.decode(bytes, options);
+  }
+
+  /** Reads and decodes the chunk at `coords` (already validated). */
+  async #readChunk(coords: readonly number[], options: GetOptions): Promise<NDArray | undefined> {
+    const bytes = await this.store.get(this.chunkKey(coords), undefined, options);
+    if (bytes === undefined) return undefined;
+    return this.#decode(bytes, options);
+  }
+
   /** Reads and decodes one chunk; `undefined` when it is not stored (it reads as the fill value). */
   async getChunk(
     coords: readonly number[],
     options: GetOptions = {},
   ): Promise<NDArray | undefined> {
     this.#checkCoords(coords);
-    const bytes = await this.store.get(this.chunkKey(coords), undefined, options);
-    if (bytes === undefined) return undefined;
-    return this.#parts.codecs.decode(bytes, options);
+    return this.#readChunk(coords, options);
   }
 
   /** Encodes and stores one whole chunk (C order, of `chunkShape`). */
@@ -215,20 +268,31 @@ export class ZarrArray {
         { path: this.path },
       );
     }
-    await this.#storeChunk(this.chunkKey(coords), chunk.data, options);
+    await this.#storeChunk(this.chunkKey(coords), chunk.data, options, false);
   }
 
-  async #storeChunk(key: string, data: DataArray, options: SetOptions): Promise<void> {
-    const spec = this.chunkSpec;
-    const n = product(spec.shape);
-    if (!options.writeEmptyChunks && this.dataType.isFill(data, this.fillValue, 0, n)) {
+  /**
+   * Encodes and stores one chunk (or erases it when it equals the fill value).
+   * `owned`: `data` was allocated for this call, so a worker pool may take its buffer.
+   */
+  async #storeChunk(
+    key: string,
+    data: DataArray,
+    options: SetOptions,
+    owned: boolean,
+  ): Promise<void> {
+    const d = this.#d();
+    const { codecs, dataType, fillValue } = d.parts;
+    if (!options.writeEmptyChunks && dataType.isFill(data, fillValue, 0, d.chunkLength)) {
       await this.store.erase(key, options);
       return;
     }
-    const bytes = await this.#parts.codecs.encode(
-      { data, shape: spec.shape, stride: cStrides(spec.shape), dataType: this.dataType },
-      options,
-    );
+    const chunk: NDArray = { data, shape: d.chunkShape, stride: d.chunkStrides, dataType };
+    const offloaded = this.#workers(options)?.encode(codecs, chunk, d.context, {
+      ...options,
+      transfer: owned,
+    });
+    const bytes = await (offloaded ?? codecs.encode(chunk, options));
     await this.store.set(key, bytes, options);
   }
 
@@ -244,8 +308,7 @@ export class ZarrArray {
     const outShape = sel.shape;
     const outStrides = cStrides(outShape);
     const out = dataType.allocate(product(outShape));
-    const fill = this.#fillSlots();
-    const chunkStrides = cStrides(this.chunkShape);
+    const { fill, zeroFill, chunkStrides } = this.#d();
     await forEachConcurrent(
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -262,10 +325,11 @@ export class ZarrArray {
           );
           chunkSel = shiftSelection(p.chunkSel, region);
         } else {
-          chunk = await this.getChunk(p.chunkCoords, options);
+          chunk = await this.#readChunk(p.chunkCoords, options);
         }
         if (chunk === undefined) {
-          fillStrided(out, 0, p.outAxes, outStrides, fill, width);
+          // A fresh typed array is already all zero bits: nothing to fill.
+          if (!zeroFill) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
           return;
         }
         const src = resolveAxes(chunkSel, chunk.stride.length ? chunk.stride : chunkStrides);
@@ -301,13 +365,6 @@ export class ZarrArray {
     };
   }
 
-  /** One element of the fill value as a 1-element data array. */
-  #fillSlots(): DataArray {
-    const one = this.dataType.allocate(1);
-    this.dataType.fill(one, this.fillValue, 0, 1);
-    return one;
-  }
-
   /**
    * Writes `value` into a selection: a scalar is broadcast; an array must have
    * the selection's shape (flat C order, or `{data, shape, stride?}`).
@@ -319,9 +376,7 @@ export class ZarrArray {
     const dataType = this.dataType;
     const width = dataType.width;
     const source = this.#valueSource(value, sel.shape);
-    const spec = this.chunkSpec;
-    const chunkLen = product(spec.shape);
-    const chunkStrides = cStrides(spec.shape);
+    const { chunkLength: chunkLen, chunkStrides, zeroFill } = this.#d();
     await forEachConcurrent(
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -330,12 +385,13 @@ export class ZarrArray {
         await withKeyLock(this.store.inner, key, async () => {
           throwIfAborted(options.signal, key);
           let data: DataArray;
-          const existing = p.complete ? undefined : await this.getChunk(p.chunkCoords, options);
+          const existing = p.complete ? undefined : await this.#readChunk(p.chunkCoords, options);
           if (existing) {
             data = existing.data;
           } else {
             data = dataType.allocate(chunkLen);
-            dataType.fill(data, this.fillValue, 0, chunkLen);
+            // A fresh typed array already holds an all-zero-bits fill value.
+            if (!zeroFill) dataType.fill(data, this.fillValue, 0, chunkLen);
           }
           const dst = resolveAxes(p.chunkSel, chunkStrides);
           if (source.kind === "scalar") {
@@ -353,7 +409,7 @@ export class ZarrArray {
               width,
             );
           }
-          await this.#storeChunk(key, data, options);
+          await this.#storeChunk(key, data, options, existing === undefined);
         });
       },
       options.signal,
@@ -373,12 +429,12 @@ export class ZarrArray {
     const dataType = this.dataType;
     const width = dataType.width;
     const out = dataType.allocate(points.count);
-    const fill = this.#fillSlots();
+    const { fill } = this.#d();
     await forEachConcurrent(
       points.byChunk.values(),
       options.concurrency ?? DEFAULT_CONCURRENCY,
       async (group) => {
-        const chunk = await this.getChunk(group.coords, options);
+        const chunk = await this.#readChunk(group.coords, options);
         for (let j = 0; j < group.positions.length; j++) {
           const at = group.positions[j] * width;
           if (chunk === undefined) {
@@ -412,7 +468,7 @@ export class ZarrArray {
       async (group) => {
         const key = this.chunkKey(group.coords);
         await withKeyLock(this.store.inner, key, async () => {
-          const existing = await this.getChunk(group.coords, options);
+          const existing = await this.#readChunk(group.coords, options);
           let data: DataArray;
           if (existing) data = existing.data;
           else {
@@ -428,7 +484,7 @@ export class ZarrArray {
                   : (source.data as unknown[])[group.positions[j] * width + w];
             }
           }
-          await this.#storeChunk(key, data, options);
+          await this.#storeChunk(key, data, options, existing === undefined);
         });
       },
       options.signal,
@@ -622,6 +678,19 @@ export class ZarrArray {
       if (coords?.every((c, i) => c < grid[i])) yield { key, coords };
     }
   }
+}
+
+/** Per-metadata constants of an array, cached by {@link ZarrArray}. */
+interface Derived {
+  readonly parts: ArrayParts;
+  /** One element of the fill value. */
+  readonly fill: DataArray;
+  /** The fill value is all zero bits in a typed array (what `allocate` returns). */
+  readonly zeroFill: boolean;
+  readonly chunkShape: readonly number[];
+  readonly chunkStrides: number[];
+  readonly chunkLength: number;
+  readonly context: { format: 2 | 3; path: string };
 }
 
 /** The smallest box (per dimension [start, stop)) holding every selected element of a chunk. */
