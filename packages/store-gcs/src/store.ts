@@ -20,6 +20,7 @@ import {
   type ReadableStore,
   StoreError,
   type StoreOptions,
+  sliceRange,
   throwIfAborted,
   validateKey,
   type WritableStore,
@@ -163,8 +164,9 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
       }
     }
     try {
-      const [bytes] = await this.#file(key).download(download);
-      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const { bytes, status } = await readObject(this.#file(key), download);
+      // A server that ignores Range answers 200 with the whole value: slice it here.
+      return range !== undefined && status === 200 ? sliceRange(bytes, range) : bytes;
     } catch (error) {
       if (isNotFound(error)) return undefined;
       if (range !== undefined && isRangeNotSatisfiable(error)) return new Uint8Array(0);
@@ -318,6 +320,34 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
       pageToken = token;
     } while (pageToken !== undefined);
   }
+}
+
+/**
+ * Reads an object (or a range of it) with the client's read stream, keeping the
+ * HTTP status so that a response that ignored `Range` can be told apart.
+ */
+function readObject(
+  file: File,
+  download: { start?: number; end?: number },
+): Promise<{ bytes: Uint8Array; status: number | undefined }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let status: number | undefined;
+    file
+      .createReadStream(download)
+      .on("response", (response: { statusCode?: number; status?: number }) => {
+        status = response?.statusCode ?? response?.status;
+      })
+      .on("data", (chunk: Uint8Array) => chunks.push(chunk))
+      .on("error", reject)
+      .on("end", () => {
+        const joined = Buffer.concat(chunks);
+        resolve({
+          bytes: new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength),
+          status,
+        });
+      });
+  });
 }
 
 /** Creates the client from {@link GcsStoreOptions}. */

@@ -85,6 +85,19 @@ describe("GcsStore requests", () => {
     ]);
   });
 
+  it("a response that ignores Range is sliced, never returned whole", async () => {
+    const value = pattern(100, 8);
+    const store = await freshStore(new Map([["v", value]]));
+    emulator.ignoreRanges = true;
+    try {
+      expect(await store.get("v", { offset: 90 })).toEqual(value.subarray(90));
+      expect(await store.get("v", { offset: 10, length: 5 })).toEqual(value.subarray(10, 15));
+      expect(await store.get("v", { suffix: 3 })).toEqual(value.subarray(97));
+    } finally {
+      emulator.ignoreRanges = false;
+    }
+  });
+
   it("listDir asks for a delimiter listing and follows page tokens (page size 7)", async () => {
     const initial = new Map<string, Uint8Array>();
     for (let i = 0; i < 40; i++) initial.set(`p/${i % 4}/${i}`, Uint8Array.of(i));

@@ -57,6 +57,8 @@ export interface GcsEmulator {
   failNext(count: number, status: number, filter?: (request: GcsRequest) => boolean): void;
   /** Drops failures injected by {@link failNext} that have not happened yet. */
   clearFailures(): void;
+  /** When true, media GETs ignore `Range` and answer 200 with the whole object (as some servers do). */
+  ignoreRanges: boolean;
   /** Stops the server. */
   close(): Promise<void>;
 }
@@ -263,7 +265,10 @@ export async function startGcsEmulator(options: { port?: number } = {}): Promise
       "x-goog-stored-content-encoding": "identity",
       "x-goog-stored-content-length": o.data.length,
     };
-    const range = req.headers.range ? resolveRange(req.headers.range, o.data.length) : undefined;
+    const range =
+      req.headers.range && !emulator.ignoreRanges
+        ? resolveRange(req.headers.range, o.data.length)
+        : undefined;
     if (range === "unsatisfiable") {
       return sendError(
         res,
@@ -448,9 +453,10 @@ export async function startGcsEmulator(options: { port?: number } = {}): Promise
   });
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  return {
+  const emulator: GcsEmulator = {
     endpoint,
     requests,
+    ignoreRanges: false,
     createBucket(name) {
       if (!buckets.has(name)) buckets.set(name, new Map());
     },
@@ -468,4 +474,5 @@ export async function startGcsEmulator(options: { port?: number } = {}): Promise
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+  return emulator;
 }
