@@ -12,6 +12,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     // CI also writes a JSON report, from which .ci/run prints "N passed, M failed".
-    reporters: process.env.CI ? ["default", ["json", { outputFile: ".ci/results.json" }]] : ["default"],
+    reporters: process.env.CI
+      ? ["default", ["json", { outputFile: ".ci/results.json" }]]
+      : ["default"],
   },
 });
