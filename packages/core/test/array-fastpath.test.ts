@@ -9,6 +9,7 @@ import {
   createArray,
   type DataArray,
   type GetOptions,
+  type JsonObject,
   MemoryStore,
   type NDArray,
   slice,
@@ -74,7 +75,7 @@ describe("array fast paths (results identical to an element-wise model)", () => 
         const fillValue = dt.name === "complex64" ? [fillNum, fillNum] : fillNum;
         const store = new MemoryStore();
         const order = shape.map((_, i) => shape.length - 1 - i);
-        const codecs = [
+        const codecs: JsonObject[] = [
           ...(c.transpose ? [{ name: "transpose", configuration: { order } }] : []),
           { name: "bytes", configuration: { endian: "little" } },
         ];
