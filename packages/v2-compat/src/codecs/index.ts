@@ -11,6 +11,7 @@ import {
   shuffleCodec,
 } from "./bytes-codecs.js";
 import { categorizeCodec, numcodecsCategorizeCodec } from "./categorize.js";
+import { bz2Codec, lzmaCodec, numcodecsBz2Codec, numcodecsLzmaCodec } from "./compressors.js";
 import { deltaCodec, numcodecsDeltaCodec } from "./delta.js";
 import { json2Codec, numcodecsJson2Codec } from "./json2.js";
 import { numcodecsPackbitsCodec, packbitsCodec } from "./packbits.js";
@@ -27,6 +28,7 @@ import {
 
 export * from "./bytes-codecs.js";
 export * from "./categorize.js";
+export * from "./compressors.js";
 export * from "./delta.js";
 export * from "./json2.js";
 export * from "./packbits.js";
@@ -52,6 +54,10 @@ export const NUMCODECS: Readonly<Record<string, CodecFactory>> = {
   "numcodecs.shuffle": numcodecsShuffleCodec,
   lz4: lz4Codec,
   "numcodecs.lz4": numcodecsLz4Codec,
+  bz2: bz2Codec,
+  "numcodecs.bz2": numcodecsBz2Codec,
+  lzma: lzmaCodec,
+  "numcodecs.lzma": numcodecsLzmaCodec,
   json2: json2Codec,
   "numcodecs.json2": numcodecsJson2Codec,
 };

@@ -1,0 +1,165 @@
+/**
+ * numcodecs' `bz2` (`{level}`) and `lzma` (`{format, check, preset, filters}`)
+ * compressors over this package's own bzip2 and xz/LZMA implementations.
+ *
+ * @module
+ */
+import {
+  type BytesToBytesCodec,
+  type CodecFactory,
+  type JsonObject,
+  type JsonValue,
+  UnsupportedError,
+} from "@zarr/core";
+import { bzip2Decompress } from "../compress/bzip2-decode.js";
+import { bzip2Compress } from "../compress/bzip2-encode.js";
+import type { LzmaProps } from "../compress/lzma-decode.js";
+import { lzmaCompress } from "../compress/lzma-encode.js";
+import { lzmaDecompress, type RawChain } from "../compress/lzma-formats.js";
+import { Config } from "./common.js";
+
+/** Largest decoded size accepted when the pipeline cannot bound a chunk (1 GiB). */
+const MAX_UNBOUNDED = 1 << 30;
+
+function bz2Factory(name: string): CodecFactory {
+  return {
+    kind: "bytes_to_bytes",
+    fromConfig(configuration, context): BytesToBytesCodec {
+      const config = new Config("bz2", configuration ?? {}, context.path).only(["level"]);
+      const level = config.integer("level", 1, 9, 1);
+      const path = context.path;
+      return {
+        kind: "bytes_to_bytes",
+        name,
+        toJSON: () => ({ name, configuration: { level } }),
+        encode: (bytes) => bzip2Compress(bytes, level),
+        decode: (bytes, decodedSize) =>
+          bzip2Decompress(bytes, decodedSize ?? MAX_UNBOUNDED, path, decodedSize),
+      };
+    },
+  };
+}
+
+/** liblzma's preset dictionary sizes (presets 0..9). */
+const PRESET_DICT = [18, 20, 21, 22, 22, 23, 23, 24, 25, 26].map((b) => 2 ** b);
+const PRESET_EXTREME = 0x80000000;
+const CHECKS = [-1, 0, 1, 4, 10];
+/** numcodecs writes Python's FILTER_LZMA1 (0x4000000000000001), which JSON numbers round to 2^62. */
+const FILTER_LZMA1 = 2 ** 62;
+
+function presetLevel(config: Config, v: JsonValue | undefined, field: string): number {
+  if (v === undefined || v === null) return 6;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || (v & ~PRESET_EXTREME) > 9)
+    throw config.error(
+      field,
+      `must be 0..9 (optionally | PRESET_EXTREME), got ${JSON.stringify(v)}`,
+    );
+  return v & 0xf;
+}
+
+function filterInt(
+  config: Config,
+  f: JsonObject,
+  i: number,
+  key: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  const v = f[key] ?? fallback;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
+    throw config.error(
+      `filters[${i}].${key}`,
+      `must be an integer in ${min}..${max}, got ${JSON.stringify(v)}`,
+    );
+  return v;
+}
+
+/** Parses numcodecs' `filters` (Python lzma filter dicts) into a chain this package runs. */
+function parseFilters(config: Config, value: JsonValue | undefined): RawChain | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value) || value.length === 0 || value.length > 4)
+    throw config.error("filters", "must be null or a list of 1..4 filter objects");
+  const deltas: number[] = [];
+  let last: RawChain["last"] | undefined;
+  value.forEach((f, i) => {
+    if (typeof f !== "object" || f === null || Array.isArray(f))
+      throw config.error(`filters[${i}]`, "must be an object with an id");
+    if (last) throw config.error(`filters[${i}]`, "follows the LZMA filter, which must be last");
+    // Python's FILTER_LZMA1 (0x4000000000000001) does not fit a double: the JSON reader gives a bigint.
+    const id = f.id === 0x4000000000000001n ? FILTER_LZMA1 : f.id;
+    const preset = presetLevel(config, f.preset, `filters[${i}].preset`);
+    const dictSize = () =>
+      filterInt(config, f, i, "dict_size", 4096, 1536 * 2 ** 20, PRESET_DICT[preset]);
+    if (id === 3) deltas.push(filterInt(config, f, i, "dist", 1, 256, 1));
+    else if (id === 0x21) last = { id: "lzma2", dictSize: dictSize() };
+    else if (id === FILTER_LZMA1) {
+      const props: LzmaProps = {
+        lc: filterInt(config, f, i, "lc", 0, 4, 3),
+        lp: filterInt(config, f, i, "lp", 0, 4, 0),
+        pb: filterInt(config, f, i, "pb", 0, 4, 2),
+      };
+      last = { id: "lzma1", props, dictSize: dictSize() };
+    } else {
+      throw new UnsupportedError(
+        `${config.path}: lzma: filters[${i}].id: filter ${String(id)} is not supported (Delta, LZMA1 and LZMA2 are)`,
+        { path: config.path },
+      );
+    }
+  });
+  if (!last) throw config.error("filters", "must end with an LZMA1 or LZMA2 filter");
+  return { deltas, last };
+}
+
+function lzmaFactory(name: string): CodecFactory {
+  return {
+    kind: "bytes_to_bytes",
+    fromConfig(configuration, context): BytesToBytesCodec {
+      const json = configuration ?? {};
+      const config = new Config("lzma", json, context.path).only([
+        "format",
+        "check",
+        "preset",
+        "filters",
+      ]);
+      const format = config.integer("format", 0, 3, 1);
+      const check = config.integer("check", -1, 10, -1);
+      if (!CHECKS.includes(check))
+        throw config.error("check", `must be one of ${CHECKS.join(", ")}, got ${check}`);
+      const preset = presetLevel(config, json.preset, "preset");
+      const chain = parseFilters(config, json.filters);
+      if (format === 3 && !chain)
+        throw config.error("filters", "FORMAT_RAW (3) needs a filter chain");
+      if (format === 2 && chain && (chain.deltas.length || chain.last.id !== "lzma1"))
+        throw config.error("filters", "FORMAT_ALONE (2) takes exactly one LZMA1 filter");
+      if (format === 1 && chain?.last.id === "lzma1")
+        throw config.error("filters", "FORMAT_XZ (1) needs LZMA2, not LZMA1");
+      if (format !== 1 && check !== -1 && check !== 0)
+        throw config.error("check", `only FORMAT_XZ stores a check (format ${format})`);
+      const path = context.path;
+      const configJson: JsonObject = {
+        format,
+        check,
+        preset: json.preset ?? null,
+        filters: json.filters ?? null,
+      };
+      return {
+        kind: "bytes_to_bytes",
+        name,
+        toJSON: () => ({ name, configuration: configJson }),
+        encode: (bytes) => lzmaCompress(bytes, { format, check, preset, chain }, path),
+        decode: (bytes, decodedSize) =>
+          lzmaDecompress(bytes, format, chain, decodedSize ?? MAX_UNBOUNDED, path, decodedSize),
+      };
+    },
+  };
+}
+
+/** `bz2` (`{level}`, 1..9). */
+export const bz2Codec = bz2Factory("bz2");
+/** `numcodecs.bz2`. */
+export const numcodecsBz2Codec = bz2Factory("numcodecs.bz2");
+/** `lzma` (`{format, check, preset, filters}` as numcodecs' LZMA). */
+export const lzmaCodec = lzmaFactory("lzma");
+/** `numcodecs.lzma`. */
+export const numcodecsLzmaCodec = lzmaFactory("numcodecs.lzma");
