@@ -26,12 +26,8 @@ export function isTempName(name: string): boolean {
 export function keyPath(root: string, key: string): string {
   validateKey(key);
   const segments = key.split("/");
-  if (isTempName(segments[segments.length - 1])) {
-    throw new InvalidKeyError(
-      `invalid store key ${JSON.stringify(key)}: names starting with "${TEMP_PREFIX}" are reserved for temporary files`,
-      { path: key },
-    );
-  }
+  // Any segment: listings skip temporary names, so a key below one would be unlistable.
+  checkNotTemp(segments, key);
   if (sep === "\\") {
     for (const segment of segments) {
       const problem = win32SegmentProblem(segment);
@@ -69,7 +65,18 @@ export function win32SegmentProblem(segment: string): string | undefined {
 /** The directory path of `prefix` (`""` or ending in `/`, already validated) under `root`. */
 export function prefixPath(root: string, prefix: string): string {
   if (prefix === "") return root;
-  return checkInside(root, join(root, ...prefix.slice(0, -1).split("/")), prefix);
+  const segments = prefix.slice(0, -1).split("/");
+  checkNotTemp(segments, prefix);
+  return checkInside(root, join(root, ...segments), prefix);
+}
+
+function checkNotTemp(segments: readonly string[], key: string): void {
+  if (segments.some(isTempName)) {
+    throw new InvalidKeyError(
+      `invalid store key ${JSON.stringify(key)}: names starting with "${TEMP_PREFIX}" are reserved for temporary files`,
+      { path: key },
+    );
+  }
 }
 
 function checkInside(root: string, path: string, key: string): string {
