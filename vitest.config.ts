@@ -7,7 +7,11 @@ export default defineConfig({
   resolve: { conditions: ["source"] },
   ssr: { resolve: { conditions: ["source"], externalConditions: ["source"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    include: [
+      "packages/*/test/**/*.test.ts",
+      "examples/*/test/**/*.test.ts",
+      "tools/*/test/**/*.test.ts",
+    ],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
