@@ -31,7 +31,7 @@ const quick = flag("--quick");
 const reps = Number(option("--reps") ?? (quick ? 1 : 3));
 const rowFilter = option("--rows")?.split(",");
 const rows = ROWS.filter((r) => !rowFilter || rowFilter.includes(r.id));
-const ALL_IMPLS = ["ours", "ours-1t", "zarrita", "zarrjs", "python"];
+const ALL_IMPLS = ["ours", "ours-wd", "ours-1t", "zarrita", "zarrjs", "python"];
 const impls = option("--impls")?.split(",") ?? ALL_IMPLS;
 const python = process.env.ZARR_TEST_PYTHON ?? "/usr/bin/python3";
 const geo = geometry(quick);
@@ -171,7 +171,13 @@ for (const row of rows) {
     }
     log(`bench: ${row.id} write ${impl}`);
     const out = join(outDir, impl, `${row.id}.zarr`);
-    const w = runImpl(impl, { op: "write", path: out, n, row, reps: Math.max(1, reps - 1) });
+    const w = runImpl(impl, {
+      op: "write",
+      path: out,
+      n,
+      row,
+      reps: impl === "zarrjs" ? 1 : Math.max(1, reps - 1),
+    });
     entry.write[impl] = w.error ? { error: w.error } : { mibs: geo.bytes / MiB / median(w.times) };
     rmSync(join(outDir, impl), { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 // One JavaScript implementation's side of the benchmark, in its own process so
 // that heaps and peak RSS do not mix: `node js_bench.mjs IMPL JOB_JSON` prints
-// one JSON line. IMPL: ours | ours-1t (no worker pool) | zarrita | zarrjs.
+// one JSON line. IMPL: ours (default worker pool) | ours-wd (pool also decoding) |
+// ours-1t (no worker pool) | zarrita | zarrjs.
 import { mkdir, readdir, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fillField } from "./rows.mjs";
@@ -29,14 +30,13 @@ async function loadOurs(workers) {
   const { createArrayV2 } = await import("@zarr/v2-compat");
   let pool;
   if (workers) {
-    try {
-      const w = await import("@zarr/workers");
-      pool = w.defaultPool?.() ?? undefined;
-    } catch {
-      pool = undefined;
-    }
+    const w = await import("@zarr/workers");
+    const size = process.env.BENCH_WORKERS ? { size: Number(process.env.BENCH_WORKERS) } : {};
+    const forced = process.env.BENCH_DECODE ?? (impl === "ours-wd" ? "1" : undefined);
+    const decode = forced ? { decode: forced === "1" } : {};
+    pool = new w.WorkerPool({ ...size, ...decode });
   }
-  const opts = workers ? {} : { workers: false };
+  const opts = { workers: pool ?? false };
   return {
     async read(path) {
       const a = await core.openArray(new FileSystemStore(path), "");
@@ -81,7 +81,7 @@ async function loadOurs(workers) {
       const a = await core.openArray(new FileSystemStore(path), "");
       return (r, c, h, w) => a.get([core.slice(r, r + h), core.slice(c, c + w)], opts);
     },
-    close: () => pool?.close?.(),
+    close: () => pool?.close(),
   };
 }
 
@@ -184,7 +184,7 @@ async function loadZarrjs() {
 }
 
 const lib =
-  impl === "ours"
+  impl === "ours" || impl === "ours-wd"
     ? await loadOurs(true)
     : impl === "ours-1t"
       ? await loadOurs(false)

@@ -1,0 +1,50 @@
+/**
+ * Browser platform: module Web Workers, sized by `navigator.hardwareConcurrency`.
+ *
+ * @module
+ */
+import type { WorkerEvents, WorkerHandle, WorkerPort } from "./types.js";
+
+export type { WorkerEvents, WorkerHandle, WorkerPort } from "./types.js";
+
+/** Logical cores reported by the browser (4 when unknown). */
+export function hardwareConcurrency(): number {
+  return globalThis.navigator?.hardwareConcurrency || 4;
+}
+
+/** Starts a module worker running `url`. */
+export function spawnWorker(url: URL, events: WorkerEvents): WorkerHandle {
+  const worker = new Worker(url, { type: "module" });
+  let dead = false;
+  worker.onmessage = (e) => events.message(e.data);
+  worker.onerror = (e) => {
+    e.preventDefault();
+    if (dead) return;
+    dead = true;
+    events.failed(new Error(e.message || "worker error"));
+  };
+  worker.onmessageerror = () => {
+    if (!dead) events.failed(new Error("worker message could not be deserialized"));
+  };
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    ref: () => {},
+    unref: () => {},
+    terminate: () => {
+      dead = true;
+      worker.terminate();
+    },
+  };
+}
+
+/** The channel to the pool, inside a worker. */
+export function workerPort(): WorkerPort {
+  const scope = globalThis as unknown as {
+    postMessage(m: unknown, t: Transferable[]): void;
+    addEventListener(type: "message", fn: (e: { data: unknown }) => void): void;
+  };
+  return {
+    post: (message, transfer) => scope.postMessage(message, transfer),
+    listen: (fn) => scope.addEventListener("message", (e) => fn(e.data)),
+  };
+}

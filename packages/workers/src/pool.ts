@@ -1,0 +1,379 @@
+/**
+ * A pool of workers running chunk codecs (decode and encode), implementing
+ * core's `ChunkCodecWorkers` hook. Workers start on first use, keep the
+ * process alive only while they have work, and rebuild each array's codec
+ * pipeline from its metadata once.
+ *
+ * @module
+ */
+import {
+  CodecError,
+  type CodecOptions,
+  type CodecPipeline,
+  type GetOptions,
+  type NDArray,
+  throwIfAborted,
+} from "@zarr/core";
+import { hardwareConcurrency, spawnWorker, type WorkerHandle } from "#platform";
+import { reviveError } from "./errors.js";
+import type { PipelineDesc, Reply, Request } from "./protocol.js";
+import { transferable } from "./transfer.js";
+
+/** Core's hook type (structural: core's index does not export it by name). */
+export type ChunkCodecWorkers = Exclude<NonNullable<GetOptions["workers"]>, false>;
+type Context = Parameters<ChunkCodecWorkers["decode"]>[2];
+
+/** Register modules imported in every worker unless `modules` replaces them. */
+export const DEFAULT_MODULES: readonly string[] = [
+  "@zarr/codec-blosc/register",
+  "@zarr/codec-gzip/register",
+  "@zarr/codec-zstd/register",
+  "@zarr/v2-compat/register",
+];
+
+/**
+ * Chunks smaller than this (decoded bytes) stay on the calling thread: below
+ * it, the message round trip costs more than the decode (bench: 64×64 region
+ * reads).
+ */
+export const DEFAULT_MIN_CHUNK_BYTES = 64 * 1024;
+
+/** Options of {@link WorkerPool}. */
+export interface WorkerPoolOptions {
+  /**
+   * Number of workers (default: cores − 1, at least 1: the calling thread
+   * keeps a core for I/O and copies; measured in bench/RESULTS.md).
+   */
+  size?: number;
+  /**
+   * Module specifiers or URLs each worker imports before its first job (the
+   * register entries of every codec package in use). Resolved from the worker
+   * module: pass absolute URLs (`import.meta.resolve("my-codec/register")`)
+   * for packages @zarr/workers cannot see. Missing modules are skipped; a
+   * pipeline that needs one then runs on the calling thread.
+   */
+  modules?: readonly (string | URL)[];
+  /** Also import {@link DEFAULT_MODULES} when `modules` is given (default true). */
+  defaultModules?: boolean;
+  /** Decoded chunk size from which jobs go to workers (default {@link DEFAULT_MIN_CHUNK_BYTES}). */
+  minChunkBytes?: number;
+  /**
+   * Offload decoding. Default: only with more than 2 cores. Measured on 2
+   * cores (bench/RESULTS.md), decoding in workers was slower: the calling
+   * thread's own work (reads, copies into the output, page faults on fresh
+   * buffers) already fills one core, so a worker adds copies without freeing it.
+   */
+  decode?: boolean;
+  /** Offload encoding (default true: compressing is slower than decoding, so it pays even on 2 cores). */
+  encode?: boolean;
+  /** The worker module (default: this package's `worker.js`). */
+  workerUrl?: URL;
+  /** Jobs queued at one worker at once, so it never waits for the next message (default 2). */
+  perWorker?: number;
+}
+
+interface Job {
+  readonly id: number;
+  readonly pipelineId: number;
+  readonly desc: PipelineDesc;
+  readonly op: "decode" | "encode";
+  readonly input: unknown;
+  readonly transfer: Transferable[];
+  readonly signal: AbortSignal | undefined;
+  readonly path: string;
+  resolve(reply: Extract<Reply, { type: "result" }>): void;
+  reject(error: unknown): void;
+  /** The worker refused to build the pipeline: run it here, on `input` as handed back. */
+  fallback(input: unknown): void;
+  settled: boolean;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  handle: WorkerHandle;
+  jobs: Map<number, Job>;
+  known: Set<number>;
+}
+
+interface PipelineEntry {
+  readonly id: number;
+  readonly desc: PipelineDesc;
+  /** Workers cannot build it (e.g. a codec module they do not import). */
+  local: boolean;
+  readonly pays: boolean;
+}
+
+/** Codecs cheap enough that a round trip to a worker never pays. */
+const CHEAP_BYTES_CODECS = new Set(["crc32c"]);
+
+/** A pool of codec workers. Pass it as `{ workers: pool }` or set `ZarrArray.defaultWorkers`. */
+export class WorkerPool implements ChunkCodecWorkers {
+  readonly size: number;
+  readonly #modules: string[];
+  readonly #minChunkBytes: number;
+  readonly #decode: boolean;
+  readonly #encode: boolean;
+  readonly #workerUrl: URL;
+  readonly #perWorker: number;
+  readonly #slots: Slot[] = [];
+  readonly #queue: Job[] = [];
+  readonly #pipelines = new WeakMap<CodecPipeline, PipelineEntry>();
+  #nextJob = 1;
+  #nextPipeline = 1;
+  #closed = false;
+
+  constructor(options: WorkerPoolOptions = {}) {
+    this.size = Math.max(1, Math.floor(options.size ?? Math.max(1, hardwareConcurrency() - 1)));
+    const extra = (options.modules ?? []).map(String);
+    const defaults = options.modules === undefined || options.defaultModules !== false;
+    this.#modules = [...(defaults ? DEFAULT_MODULES : []), ...extra];
+    this.#minChunkBytes = options.minChunkBytes ?? DEFAULT_MIN_CHUNK_BYTES;
+    this.#decode = options.decode ?? hardwareConcurrency() > 2;
+    this.#encode = options.encode ?? true;
+    this.#workerUrl = options.workerUrl ?? new URL("./worker.js", import.meta.url);
+    this.#perWorker = Math.max(1, options.perWorker ?? 2);
+  }
+
+  /** Jobs waiting for a worker plus jobs running. */
+  get pending(): number {
+    let n = this.#queue.length;
+    for (const s of this.#slots) n += s.jobs.size;
+    return n;
+  }
+
+  decode(
+    pipeline: CodecPipeline,
+    bytes: Uint8Array,
+    context: Context,
+    options?: CodecOptions,
+  ): Promise<NDArray> | undefined {
+    if (!this.#decode) return undefined;
+    const entry = this.#entry(pipeline, context);
+    if (!entry.pays || entry.local) return undefined;
+    // Copy: the caller's bytes may be a store's own buffer, which must not be detached.
+    // (`new Uint8Array(n)` + `set`: a Node Buffer's `slice` would be a view of pooled memory.)
+    const input = new Uint8Array(bytes.length);
+    input.set(bytes);
+    return this.#submit(entry, "decode", input, [input.buffer], options, () =>
+      pipeline.decode(bytes, options),
+    ).then(
+      (reply): NDArray => ({
+        data: reply.output as NDArray["data"],
+        shape: pipeline.spec.shape,
+        stride: reply.stride ?? [],
+        dataType: pipeline.spec.dataType,
+      }),
+    );
+  }
+
+  encode(
+    pipeline: CodecPipeline,
+    chunk: NDArray,
+    context: Context,
+    options?: CodecOptions & { transfer?: boolean },
+  ): Promise<Uint8Array> | undefined {
+    if (!this.#encode) return undefined;
+    const entry = this.#entry(pipeline, context);
+    if (!entry.pays || entry.local) return undefined;
+    const data = chunk.data;
+    // Without ownership, typed data is copied (structured clone), never detached.
+    const transfer = options?.transfer ? transferable(data) : [];
+    return this.#submit(entry, "encode", data, transfer, options, (back) =>
+      pipeline.encode({ ...chunk, data: back as NDArray["data"] }, options),
+    ).then((reply) => reply.output as Uint8Array);
+  }
+
+  /** Stops every worker; queued and running jobs fail with a `CodecError`. */
+  close(): void {
+    this.#closed = true;
+    const error = () => new CodecError("the worker pool was closed");
+    for (const job of this.#queue.splice(0)) this.#settle(job, () => job.reject(error()));
+    for (const slot of this.#slots.splice(0)) {
+      slot.handle.terminate();
+      for (const job of slot.jobs.values()) this.#settle(job, () => job.reject(error()));
+    }
+  }
+
+  #entry(pipeline: CodecPipeline, context: Context): PipelineEntry {
+    let entry = this.#pipelines.get(pipeline);
+    if (!entry) {
+      const spec = pipeline.spec;
+      let elements = 1;
+      for (const s of spec.shape) elements *= s;
+      const decodedBytes = elements * (spec.dataType.itemSize ?? 8);
+      const heavy =
+        pipeline.bytesToBytes.some((c) => !CHEAP_BYTES_CODECS.has(c.name)) ||
+        pipeline.arrayToBytes.name === "sharding_indexed";
+      entry = {
+        id: this.#nextPipeline++,
+        desc: {
+          codecs: pipeline.toJSON(),
+          shape: [...spec.shape],
+          dataType: spec.dataType.toJSON(),
+          fillValue: spec.dataType.fillValueToJSON(spec.fillValue),
+          format: context.format,
+          // The pipeline's own path, so that messages match the calling thread's.
+          path: pipeline.path,
+        },
+        local: false,
+        pays: heavy && decodedBytes >= this.#minChunkBytes,
+      };
+      this.#pipelines.set(pipeline, entry);
+    }
+    return entry;
+  }
+
+  #submit(
+    entry: PipelineEntry,
+    op: "decode" | "encode",
+    input: unknown,
+    transfer: Transferable[],
+    options: CodecOptions | undefined,
+    local: (input: unknown) => Promise<unknown>,
+  ): Promise<Extract<Reply, { type: "result" }>> {
+    const signal = options?.signal;
+    throwIfAborted(signal, entry.desc.path);
+    if (this.#closed) return Promise.reject(new CodecError("the worker pool was closed"));
+    return new Promise((resolve, reject) => {
+      const job: Job = {
+        id: this.#nextJob++,
+        pipelineId: entry.id,
+        desc: entry.desc,
+        op,
+        input,
+        transfer,
+        signal,
+        path: entry.desc.path,
+        resolve,
+        reject,
+        fallback: (back: unknown) => {
+          entry.local = true;
+          local(back ?? input).then(
+            (output) =>
+              resolve(
+                op === "decode"
+                  ? {
+                      type: "result",
+                      id: job.id,
+                      output: (output as NDArray).data,
+                      stride: (output as NDArray).stride,
+                    }
+                  : { type: "result", id: job.id, output },
+              ),
+            reject,
+          );
+        },
+        settled: false,
+      };
+      if (signal) {
+        job.onAbort = () => {
+          const i = this.#queue.indexOf(job);
+          if (i >= 0) this.#queue.splice(i, 1);
+          this.#settle(job, () => {
+            try {
+              throwIfAborted(signal, job.path);
+            } catch (error) {
+              reject(error);
+            }
+          });
+        };
+        signal.addEventListener("abort", job.onAbort, { once: true });
+      }
+      this.#queue.push(job);
+      this.#pump();
+    });
+  }
+
+  /** Runs `fn` once per job (results that arrive after an abort are dropped). */
+  #settle(job: Job, fn: () => void): void {
+    if (job.settled) return;
+    job.settled = true;
+    if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
+    fn();
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      const slot = this.#freeSlot();
+      if (!slot) return;
+      const job = this.#queue.shift()!;
+      const request: Request = {
+        type: "task",
+        id: job.id,
+        op: job.op,
+        pipeline: job.pipelineId,
+        desc: slot.known.has(job.pipelineId) ? undefined : job.desc,
+        input: job.input,
+      };
+      slot.known.add(job.pipelineId);
+      slot.jobs.set(job.id, job);
+      if (slot.jobs.size === 1) slot.handle.ref();
+      try {
+        slot.handle.post(request, job.transfer);
+      } catch (error) {
+        slot.jobs.delete(job.id);
+        this.#settle(job, () =>
+          job.reject(
+            new CodecError(`${job.path}: cannot send a chunk to a worker`, {
+              cause: error,
+              path: job.path,
+            }),
+          ),
+        );
+      }
+    }
+  }
+
+  #freeSlot(): Slot | undefined {
+    let best: Slot | undefined;
+    for (const s of this.#slots) if (!best || s.jobs.size < best.jobs.size) best = s;
+    if (best && best.jobs.size === 0) return best;
+    if (this.#slots.length < this.size) return this.#spawn();
+    return best && best.jobs.size < this.#perWorker ? best : undefined;
+  }
+
+  #spawn(): Slot {
+    const slot: Slot = {
+      handle: undefined as unknown as WorkerHandle,
+      jobs: new Map(),
+      known: new Set(),
+    };
+    slot.handle = spawnWorker(this.#workerUrl, {
+      message: (data) => this.#onReply(slot, data as Reply),
+      failed: (error) => this.#onFailed(slot, error),
+    });
+    const init: Request = { type: "init", modules: this.#modules };
+    slot.handle.post(init, []);
+    slot.handle.unref();
+    this.#slots.push(slot);
+    return slot;
+  }
+
+  #onReply(slot: Slot, reply: Reply): void {
+    const job = slot.jobs.get(reply.id);
+    if (!job) return;
+    slot.jobs.delete(reply.id);
+    if (slot.jobs.size === 0) slot.handle.unref();
+    if (reply.type === "result") this.#settle(job, () => job.resolve(reply));
+    else if (reply.error.stage === "setup") this.#settle(job, () => job.fallback(reply.input));
+    else this.#settle(job, () => job.reject(reviveError(reply.error)));
+    this.#pump();
+  }
+
+  #onFailed(slot: Slot, error: Error): void {
+    const i = this.#slots.indexOf(slot);
+    if (i >= 0) this.#slots.splice(i, 1);
+    for (const job of slot.jobs.values()) {
+      this.#settle(job, () =>
+        job.reject(
+          new CodecError(`${job.path}: a codec worker failed: ${error.message}`, {
+            cause: error,
+            path: job.path,
+          }),
+        ),
+      );
+    }
+    slot.jobs.clear();
+    this.#pump();
+  }
+}

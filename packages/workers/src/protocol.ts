@@ -1,0 +1,57 @@
+/**
+ * Messages between a pool and its workers (structured-clone data only).
+ *
+ * @module
+ */
+import type { JsonObject, JsonValue } from "@zarr/core";
+
+/** Everything a worker needs to rebuild one array's codec pipeline. */
+export interface PipelineDesc {
+  readonly codecs: JsonObject[];
+  readonly shape: readonly number[];
+  readonly dataType: JsonValue;
+  readonly fillValue: JsonValue;
+  readonly format: 2 | 3;
+  readonly path: string;
+}
+
+/** Pool -> worker. */
+export type Request =
+  | { readonly type: "init"; readonly modules: readonly string[] }
+  | {
+      readonly type: "task";
+      readonly id: number;
+      readonly op: "decode" | "encode";
+      readonly pipeline: number;
+      /** Sent the first time a worker sees `pipeline`. */
+      readonly desc?: PipelineDesc;
+      /** decode: encoded bytes; encode: the chunk's flat data. */
+      readonly input: unknown;
+    };
+
+/** An error as it crosses the thread boundary. */
+export interface WireError {
+  readonly name: string;
+  readonly message: string;
+  readonly path?: string;
+  readonly kind?: string;
+  readonly extension?: string;
+  /** `setup`: the worker could not build the pipeline (the pool then runs it locally). */
+  readonly stage: "setup" | "run";
+}
+
+/** Worker -> pool. */
+export type Reply =
+  | {
+      readonly type: "result";
+      readonly id: number;
+      readonly output: unknown;
+      readonly stride?: readonly number[];
+    }
+  | {
+      readonly type: "error";
+      readonly id: number;
+      readonly error: WireError;
+      /** On a setup failure: the job's input, handed back so the caller can run it. */
+      readonly input?: unknown;
+    };

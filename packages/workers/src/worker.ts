@@ -1,0 +1,107 @@
+/**
+ * The worker side of the pool: imports the register modules it is told about
+ * (so every registered codec exists here too), rebuilds codec pipelines from
+ * their metadata once per array, and runs decode/encode jobs.
+ *
+ * @module
+ */
+import {
+  CodecPipeline,
+  cStrides,
+  type DataArray,
+  NotRegisteredError,
+  resolveDataType,
+  ZarrError,
+} from "@zarr/core";
+import { workerPort } from "#platform";
+import type { PipelineDesc, Reply, Request, WireError } from "./protocol.js";
+import { postTransferring, transferable } from "./transfer.js";
+
+const port = workerPort();
+let ready: Promise<void> = Promise.resolve();
+const pipelines = new Map<number, Promise<CodecPipeline>>();
+
+function wire(error: unknown, stage: WireError["stage"]): WireError {
+  if (error instanceof NotRegisteredError) {
+    return {
+      name: error.name,
+      message: error.message,
+      path: error.path,
+      kind: error.kind,
+      extension: error.extension,
+      stage,
+    };
+  }
+  if (error instanceof ZarrError) {
+    return { name: error.name, message: error.message, path: error.path, stage };
+  }
+  if (error instanceof Error) return { name: error.name, message: error.message, stage };
+  return { name: "Error", message: String(error), stage };
+}
+
+async function build(desc: PipelineDesc): Promise<CodecPipeline> {
+  const dataType = resolveDataType(desc.dataType, desc.path);
+  const fillValue = dataType.parseFillValue(desc.fillValue, desc.path);
+  return CodecPipeline.create(
+    desc.codecs,
+    { shape: desc.shape, dataType, fillValue },
+    desc.path,
+    desc.format,
+  );
+}
+
+async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
+  let pipeline: CodecPipeline;
+  try {
+    await ready;
+    let p = pipelines.get(task.pipeline);
+    if (!p) {
+      if (!task.desc) throw new Error(`pipeline ${task.pipeline} was never described`);
+      p = build(task.desc);
+      pipelines.set(task.pipeline, p);
+    }
+    pipeline = await p;
+  } catch (error) {
+    // Hand the (possibly transferred) input back: the caller runs the job itself.
+    const reply: Reply = {
+      type: "error",
+      id: task.id,
+      error: wire(error, "setup"),
+      input: task.input,
+    };
+    postTransferring(port.post, reply, transferable(task.input));
+    return;
+  }
+  try {
+    if (task.op === "decode") {
+      const out = await pipeline.decode(task.input as Uint8Array);
+      const reply: Reply = { type: "result", id: task.id, output: out.data, stride: out.stride };
+      postTransferring(port.post, reply, transferable(out.data));
+    } else {
+      const spec = pipeline.spec;
+      const bytes = await pipeline.encode({
+        data: task.input as DataArray,
+        shape: spec.shape,
+        stride: cStrides(spec.shape),
+        dataType: spec.dataType,
+      });
+      const reply: Reply = { type: "result", id: task.id, output: bytes };
+      postTransferring(port.post, reply, transferable(bytes));
+    }
+  } catch (error) {
+    const reply: Reply = { type: "error", id: task.id, error: wire(error, "run") };
+    port.post(reply, []);
+  }
+}
+
+port.listen((data) => {
+  const message = data as Request;
+  if (message.type === "init") {
+    // A module that is not installed is skipped: pipelines needing it fall back to the caller.
+    ready = Promise.all(message.modules.map((m) => import(m).catch(() => undefined))).then(
+      () => undefined,
+    );
+  } else if (message.type === "task") {
+    void run(message);
+  }
+});

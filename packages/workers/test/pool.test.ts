@@ -1,0 +1,185 @@
+/**
+ * The worker pool gives the same bytes and values as the calling thread, the
+ * same typed errors, falls back when workers lack a codec, and honours abort.
+ * Workers run the built package (dist/worker.js and the codec packages' dist),
+ * so this suite builds them first when they are missing or stale.
+ */
+import "@zarr/codec-blosc/register";
+import "@zarr/codec-gzip/register";
+import "@zarr/codec-zstd/register";
+import { execSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  AbortError,
+  CodecError,
+  createArray,
+  type JsonObject,
+  MemoryStore,
+  slice,
+  ZarrArray,
+} from "@zarr/core";
+import { WorkerPool } from "@zarr/workers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const workerUrl = new URL("../dist/worker.js", import.meta.url);
+
+beforeAll(() => {
+  const built = fileURLToPath(workerUrl);
+  const src = fileURLToPath(new URL("../src/worker.ts", import.meta.url));
+  if (!existsSync(built) || statSync(built).mtimeMs < statSync(src).mtimeMs) {
+    execSync("pnpm turbo run build --filter=@zarr/workers...", { cwd: root, stdio: "ignore" });
+  }
+});
+
+const pools: WorkerPool[] = [];
+function pool(options: ConstructorParameters<typeof WorkerPool>[0] = {}): WorkerPool {
+  const p = new WorkerPool({ size: 2, decode: true, minChunkBytes: 0, workerUrl, ...options });
+  pools.push(p);
+  return p;
+}
+afterAll(() => {
+  for (const p of pools) p.close();
+});
+
+const COMPRESSORS: Record<string, JsonObject[]> = {
+  blosc: [
+    {
+      name: "blosc",
+      configuration: { cname: "lz4", clevel: 5, shuffle: "shuffle", typesize: 4, blocksize: 0 },
+    },
+  ],
+  gzip: [{ name: "gzip", configuration: { level: 5 } }],
+  zstd: [{ name: "zstd", configuration: { level: 3, checksum: true } }],
+  "transpose+crc32c": [{ name: "crc32c" }],
+};
+
+async function makeArray(store: MemoryStore, name: string) {
+  return createArray(store, name, {
+    shape: [37, 29],
+    dataType: "float32",
+    chunkShape: [8, 16],
+    fillValue: 0,
+    codecs: [
+      ...(name.startsWith("transpose")
+        ? [{ name: "transpose", configuration: { order: [1, 0] } }]
+        : []),
+      { name: "bytes", configuration: { endian: "little" } },
+      ...COMPRESSORS[name],
+    ],
+  });
+}
+
+const field = (n: number) => new Float32Array(n).map((_, i) => Math.sin(i / 5) * 100 + (i % 7));
+
+describe("WorkerPool: identical results with and without workers", () => {
+  for (const name of Object.keys(COMPRESSORS)) {
+    it(`${name}: stored bytes and reads match the calling thread`, async () => {
+      const p = pool();
+      const local = new MemoryStore();
+      const remote = new MemoryStore();
+      const a = await makeArray(local, name);
+      const b = await makeArray(remote, name);
+      const value = field(37 * 29);
+      await a.set(null, value, { workers: false });
+      await b.set(null, value, { workers: p });
+      await b.set([slice(3, 30, 2), slice(null, null, -3)], 4.5, { workers: p });
+      await a.set([slice(3, 30, 2), slice(null, null, -3)], 4.5, { workers: false });
+      for await (const { key } of a.storedChunks()) {
+        expect(await remote.get(key)).toEqual(await local.get(key));
+      }
+      const sel = [slice(null, null, -1), slice(2, 27, 3)];
+      const ra = await a.get(sel, { workers: false });
+      const rb = await b.get(sel, { workers: p });
+      expect(rb.shape).toEqual(ra.shape);
+      expect(Array.from(rb.data as Float32Array)).toEqual(Array.from(ra.data as Float32Array));
+      // The caller's value is still intact (the pool copies what it does not own).
+      expect(value[5]).toBe(field(37 * 29)[5]);
+    });
+  }
+
+  it("a store's bytes are never detached by a decode", async () => {
+    const store = new MemoryStore();
+    const a = await makeArray(store, "zstd");
+    await a.set(null, 2, { workers: false });
+    const before = await store.get("zstd/c/0/0");
+    await a.get(null, { workers: pool() });
+    const after = await store.get("zstd/c/0/0");
+    expect(after?.byteLength).toBeGreaterThan(0);
+    expect(after).toEqual(before);
+  });
+
+  it("ZarrArray.defaultWorkers is used when an operation passes no option", async () => {
+    const p = pool();
+    const a = await makeArray(new MemoryStore(), "gzip");
+    await a.set(null, 3, { workers: false });
+    ZarrArray.defaultWorkers = p;
+    try {
+      const r = await a.get([0, slice(0, 3)]);
+      expect(Array.from(r.data as Float32Array)).toEqual([3, 3, 3]);
+    } finally {
+      ZarrArray.defaultWorkers = undefined;
+    }
+  });
+});
+
+describe("WorkerPool: errors, fallback, abort", () => {
+  it("a corrupt chunk fails with the same CodecError as on the calling thread", async () => {
+    const store = new MemoryStore();
+    const a = await makeArray(store, "zstd");
+    await a.set(null, 1, { workers: false });
+    const bytes = (await store.get("zstd/c/1/1"))!.slice();
+    bytes[bytes.length - 2] ^= 0xff;
+    await store.set("zstd/c/1/1", bytes);
+    const local = await a.get(null, { workers: false }).catch((e: unknown) => e);
+    const remote = await a.get(null, { workers: pool() }).catch((e: unknown) => e);
+    expect(local).toBeInstanceOf(CodecError);
+    expect(remote).toBeInstanceOf(CodecError);
+    expect((remote as CodecError).message).toBe((local as CodecError).message);
+  });
+
+  it("workers without a codec module fall back to the calling thread", async () => {
+    const p = pool({ modules: [], defaultModules: false });
+    const a = await makeArray(new MemoryStore(), "blosc");
+    const value = field(37 * 29);
+    await a.set(null, value, { workers: p });
+    const r = await a.get(null, { workers: p });
+    expect(Array.from(r.data as Float32Array)).toEqual(Array.from(value));
+  });
+
+  it("abort rejects with AbortError and leaves the pool usable", async () => {
+    const p = pool({ size: 1, perWorker: 1 });
+    const a = await makeArray(new MemoryStore(), "gzip");
+    await a.set(null, field(37 * 29), { workers: false });
+    const controller = new AbortController();
+    const pending = a.get(null, { workers: p, signal: controller.signal, concurrency: 8 });
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(AbortError);
+    const r = await a.get([slice(0, 2), 0], { workers: p });
+    expect(r.shape).toEqual([2]);
+  });
+
+  it("close fails queued work with a CodecError", async () => {
+    const p = pool({ size: 1, perWorker: 1 });
+    const a = await makeArray(new MemoryStore(), "gzip");
+    await a.set(null, 1, { workers: false });
+    const pending = a.get(null, { workers: p });
+    p.close();
+    await expect(pending).rejects.toBeInstanceOf(CodecError);
+  });
+
+  it("small or uncompressed chunks stay on the calling thread", async () => {
+    const p = new WorkerPool({ workerUrl, decode: true });
+    pools.push(p);
+    const a = await makeArray(new MemoryStore(), "zstd"); // 8×16×4 bytes < 64 KiB
+    const chunk = {
+      data: new Float32Array(128),
+      shape: [8, 16],
+      stride: [16, 1],
+      dataType: a.dataType,
+    };
+    expect(p.encode(a.codecs, chunk, { format: 3, path: "zstd" })).toBeUndefined();
+    expect(p.pending).toBe(0);
+  });
+});
