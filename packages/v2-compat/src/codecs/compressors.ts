@@ -111,6 +111,16 @@ function parseFilters(config: Config, value: JsonValue | undefined): RawChain | 
   return { deltas, last };
 }
 
+/** lzma `filters` as numcodecs writes them: FILTER_LZMA1 as its exact (bigint) value. */
+export function lzmaFiltersJson(filters: JsonValue | undefined): JsonValue {
+  if (!Array.isArray(filters)) return null;
+  return filters.map((f) =>
+    typeof f === "object" && f !== null && !Array.isArray(f) && f.id === FILTER_LZMA1
+      ? { ...f, id: 0x4000000000000001n }
+      : f,
+  );
+}
+
 function lzmaFactory(name: string): CodecFactory {
   return {
     kind: "bytes_to_bytes",
@@ -141,7 +151,7 @@ function lzmaFactory(name: string): CodecFactory {
         format,
         check,
         preset: json.preset ?? null,
-        filters: json.filters ?? null,
+        filters: lzmaFiltersJson(json.filters),
       };
       return {
         kind: "bytes_to_bytes",

@@ -18,6 +18,7 @@ import {
   ValueError,
   type ZarrArray,
 } from "@zarr/core";
+import { lzmaFiltersJson } from "../codecs/compressors.js";
 import { parseV2DType } from "../dtypes/typestr.js";
 import { writeV2Json } from "../util/json.js";
 import { dropConsolidated } from "./consolidated-cache.js";
@@ -106,6 +107,15 @@ function fillJson(dtype: JsonValue, value: unknown, path: string): JsonValue {
   return v2FillValueJson(dt, fill);
 }
 
+/**
+ * An `lzma` compressor with its FILTER_LZMA1 ids exact: 0x4000000000000001 is
+ * 2^62 as a JS number, and Python's lzma rejects that id.
+ */
+function exactLzmaFilterIds(compressor: JsonObject): JsonObject {
+  if (compressor.id !== "lzma" || !Array.isArray(compressor.filters)) return compressor;
+  return { ...compressor, filters: lzmaFiltersJson(compressor.filters) };
+}
+
 /** The `.zarray` document for `options` (validated, keys as zarr-python writes them). */
 export function zarrayFor(path: string, options: CreateArrayV2Options): ZArray {
   const shape = [...options.shape];
@@ -119,7 +129,7 @@ export function zarrayFor(path: string, options: CreateArrayV2Options): ZArray {
   const dtype = parseV2DType(options.dtype, `${doc}: dtype`).json;
   const json: JsonObject = {
     chunks: [...(options.chunks ?? shape.map((n) => Math.max(n, 1)))],
-    compressor: options.compressor ?? null,
+    compressor: options.compressor ? exactLzmaFilterIds(options.compressor) : null,
     dimension_separator: options.dimensionSeparator ?? ".",
     dtype,
     fill_value: fillJson(dtype, options.fillValue, doc),
