@@ -52,7 +52,15 @@ export abstract class FixedSizeDataType<T extends TypedArray = TypedArray> imple
     if (!Number.isSafeInteger(n) || n < 0) {
       throw new ValueError(`cannot allocate ${n} elements of ${this.name}`);
     }
-    return new this.ctor(n * this.width);
+    try {
+      return new this.ctor(n * this.width);
+    } catch (cause) {
+      // Past the engine's typed-array limit (a RangeError): say what was asked for.
+      throw new ValueError(
+        `cannot allocate ${n} elements of ${this.name}: larger than this JavaScript engine allows`,
+        { cause },
+      );
+    }
   }
 
   defaultFillValue(): FillValue {

@@ -20,9 +20,17 @@ function checkRange(data: { length: number }, start: number, end: number, name: 
   }
 }
 
+/** Longest JavaScript array (2^32 - 1 elements). */
+const MAX_ARRAY_LENGTH = 0xffff_ffff;
+
 function allocationCheck(n: number, name: string): void {
   if (!Number.isSafeInteger(n) || n < 0) {
     throw new ValueError(`cannot allocate ${n} elements of ${name}`);
+  }
+  if (n > MAX_ARRAY_LENGTH) {
+    throw new ValueError(
+      `cannot allocate ${n} elements of ${name}: a JavaScript array holds at most 2^32 - 1`,
+    );
   }
 }
 
