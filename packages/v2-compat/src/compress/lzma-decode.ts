@@ -222,7 +222,7 @@ export class LzmaDecoder {
       const state = this.state;
       if (!rc.bit(this.isMatch, (state << 4) + posState)) {
         // Literal, matched against the byte at rep0 after a match.
-        if (out.length >= stop) throw corrupt(this.path, this.codec, "data past the declared size");
+        if (out.length >= stop) throw this.pastStop(stop);
         const prev = pos > 0 ? out.buf[out.length - 1] : 0;
         const base = 0x300 * (((pos & lpMask) << lc) + (prev >>> (8 - lc)));
         const probs = this.literal;
@@ -261,8 +261,7 @@ export class LzmaDecoder {
         if (!rc.bit(this.isRepG0, state)) {
           if (!rc.bit(this.isRep0Long, (state << 4) + posState)) {
             // Short rep: one byte from rep0.
-            if (out.length >= stop)
-              throw corrupt(this.path, this.codec, "data past the declared size");
+            if (out.length >= stop) throw this.pastStop(stop);
             this.state = state < 7 ? 9 : 11;
             this.copy(1, stop);
             continue;
@@ -289,6 +288,16 @@ export class LzmaDecoder {
     return false;
   }
 
+  private pastStop(stop: number): Error {
+    return corrupt(
+      this.path,
+      this.codec,
+      stop >= this.out.limit
+        ? `decoded data exceeds the expected ${this.out.limit} bytes`
+        : "data past the declared size",
+    );
+  }
+
   private copy(len: number, stop: number): void {
     const out = this.out;
     const dist = this.rep0 + 1;
@@ -299,8 +308,7 @@ export class LzmaDecoder {
         this.codec,
         `match distance ${dist} beyond the ${Math.min(available, this.window)} bytes of the window`,
       );
-    if (out.length + len > stop)
-      throw corrupt(this.path, this.codec, "match past the declared size");
+    if (out.length + len > stop) throw this.pastStop(stop);
     out.reserve(len);
     const buf = out.buf;
     let o = out.length;

@@ -1,0 +1,296 @@
+// bz2 and lzma (numcodecs BZ2 / LZMA): round trips through our encoders and
+// decoders, the numcodecs configuration, and typed errors for malformed input
+// (bzip2 format: block and stream CRCs; xz file format 1.0.4: sections 2-4;
+// .lzma: the LZMA SDK header; LZMA2 chunk framing).
+import "../src/register.js";
+import { CodecError, MemoryStore, openArray, UnsupportedError } from "@zarr/core";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { bzip2Decompress } from "../src/compress/bzip2-decode.js";
+import { bzip2Compress } from "../src/compress/bzip2-encode.js";
+import { lzmaCompress } from "../src/compress/lzma-encode.js";
+import { lzmaDecompress, type RawChain } from "../src/compress/lzma-formats.js";
+import { CHECK_CRC32, CHECK_CRC64, CHECK_NONE, CHECK_SHA256 } from "../src/compress/xz.js";
+import { createArrayV2 } from "../src/index.js";
+
+const LIMIT = 1 << 24;
+
+/** Test inputs: empty, tiny, runs past bzip2's 259-byte RLE cap, periodic (BWT ties), text, noise. */
+function samples(): Record<string, Uint8Array> {
+  let seed = 7;
+  const rand = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed >>> 24;
+  };
+  const text = new TextEncoder().encode(
+    "the quick brown fox jumps over the lazy dog; ".repeat(400),
+  );
+  return {
+    empty: new Uint8Array(0),
+    one: Uint8Array.of(42),
+    runs: Uint8Array.from({ length: 5000 }, (_, i) =>
+      i < 1000 ? 0 : i < 1263 ? 7 : i % 300 < 4 ? 9 : 1,
+    ),
+    periodic: Uint8Array.from({ length: 4096 }, (_, i) => (i % 2 ? 0x61 : 0x62)),
+    allSame: new Uint8Array(70000).fill(0xaa),
+    text,
+    noise: Uint8Array.from({ length: 20000 }, rand),
+  };
+}
+
+type Lzma = { format: number; check: number; preset: number; chain?: RawChain };
+const LZMA_VARIANTS: Record<string, Lzma> = {
+  "xz crc64": { format: 1, check: CHECK_CRC64, preset: 6 },
+  "xz crc32": { format: 1, check: CHECK_CRC32, preset: 0 },
+  "xz none": { format: 1, check: CHECK_NONE, preset: 9 },
+  "xz sha256": { format: 1, check: CHECK_SHA256, preset: 3 },
+  "xz delta": {
+    format: 1,
+    check: CHECK_CRC64,
+    preset: 6,
+    chain: { deltas: [4], last: { id: "lzma2", dictSize: 1 << 20 } },
+  },
+  alone: { format: 2, check: -1, preset: 6 },
+  "raw lzma2": {
+    format: 3,
+    check: -1,
+    preset: 1,
+    chain: { deltas: [], last: { id: "lzma2", dictSize: 1 << 16 } },
+  },
+  "raw lzma1": {
+    format: 3,
+    check: -1,
+    preset: 6,
+    chain: {
+      deltas: [2],
+      last: { id: "lzma1", props: { lc: 1, lp: 2, pb: 3 }, dictSize: 1 << 16 },
+    },
+  },
+};
+
+const lzmaEnc = (d: Uint8Array, v: Lzma) => lzmaCompress(d, { ...v, chain: v.chain }, "t");
+const lzmaDec = (b: Uint8Array, v: Lzma, limit = LIMIT, exact?: number) =>
+  lzmaDecompress(b, v.format, v.chain, limit, "t", exact);
+
+describe("bz2 round trips", () => {
+  for (const [name, data] of Object.entries(samples())) {
+    for (const level of [1, 9]) {
+      it(`${name}, level ${level}`, () => {
+        const enc = bzip2Compress(data, level);
+        expect(bzip2Decompress(enc, LIMIT, "t")).toEqual(data);
+        expect(bzip2Decompress(enc, data.length, "t", data.length)).toEqual(data);
+      });
+    }
+  }
+  it("splits blocks at level × 100 kB (several blocks at level 1)", () => {
+    const data = Uint8Array.from({ length: 250_000 }, (_, i) => (i * 7919) % 251);
+    const enc = bzip2Compress(data, 1);
+    expect(countBlocks(enc)).toBe(3);
+    expect(bzip2Decompress(enc, LIMIT, "t")).toEqual(data);
+  });
+  it("reads concatenated streams as one (as Python's bz2.decompress)", () => {
+    const a = bzip2Compress(Uint8Array.of(1, 2), 1);
+    const b = bzip2Compress(Uint8Array.of(3), 9);
+    const both = new Uint8Array(a.length + b.length);
+    both.set(a);
+    both.set(b, a.length);
+    expect(bzip2Decompress(both, LIMIT, "t")).toEqual(Uint8Array.of(1, 2, 3));
+  });
+  it("random data round trips (fast-check)", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 3000 }),
+        fc.integer({ min: 1, max: 9 }),
+        (d, level) => {
+          expect(bzip2Decompress(bzip2Compress(d, level), LIMIT, "t")).toEqual(d);
+        },
+      ),
+      { seed: 42, numRuns: 300 },
+    );
+  });
+});
+
+describe("lzma round trips", () => {
+  for (const [vname, v] of Object.entries(LZMA_VARIANTS)) {
+    for (const [name, data] of Object.entries(samples())) {
+      it(`${vname}: ${name}`, () => {
+        const enc = lzmaEnc(data, v);
+        expect(lzmaDec(enc, v)).toEqual(data);
+        expect(lzmaDec(enc, v, data.length, data.length)).toEqual(data);
+        if (name === "text" || name === "allSame")
+          expect(enc.length).toBeLessThan(data.length / 10);
+      });
+    }
+  }
+  it("format 0 (FORMAT_AUTO) reads xz and .lzma", () => {
+    const d = samples().text;
+    expect(lzmaDecompress(lzmaEnc(d, LZMA_VARIANTS["xz crc64"]), 0, undefined, LIMIT, "t")).toEqual(
+      d,
+    );
+    expect(lzmaDecompress(lzmaEnc(d, LZMA_VARIANTS.alone), 0, undefined, LIMIT, "t")).toEqual(d);
+  });
+  it("random data round trips (fast-check)", () => {
+    const names = Object.keys(LZMA_VARIANTS);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 3000 }), fc.constantFrom(...names), (d, n) => {
+        expect(lzmaDec(lzmaEnc(d, LZMA_VARIANTS[n]), LZMA_VARIANTS[n])).toEqual(d);
+      }),
+      { seed: 42, numRuns: 300 },
+    );
+  });
+});
+
+/** Expects `f` to throw a CodecError whose message names path "t" and matches `re`. */
+function rejects(f: () => unknown, re: RegExp): void {
+  let error: unknown;
+  try {
+    f();
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(CodecError);
+  expect((error as Error).message).toMatch(/^t: (bz2|lzma): /);
+  expect((error as Error).message).toMatch(re);
+}
+
+describe("malformed input is a CodecError naming the path and reason", () => {
+  const text = samples().text;
+  it("bz2: header, truncation, CRCs, trailing bytes, size limit", () => {
+    const enc = bzip2Compress(text, 9);
+    rejects(() => bzip2Decompress(Uint8Array.of(1, 2, 3, 4), LIMIT, "t"), /BZh stream header/);
+    rejects(() => bzip2Decompress(enc.subarray(0, enc.length - 5), LIMIT, "t"), /unexpected end/);
+    const badBlockCrc = enc.slice();
+    badBlockCrc[11] ^= 1;
+    rejects(() => bzip2Decompress(badBlockCrc, LIMIT, "t"), /block CRC/);
+    const badStreamCrc = enc.slice();
+    badStreamCrc[enc.length - 2] ^= 0x10;
+    rejects(() => bzip2Decompress(badStreamCrc, LIMIT, "t"), /stream CRC|signature/);
+    rejects(
+      () => bzip2Decompress(Uint8Array.of(...enc, 0), LIMIT, "t"),
+      /stream header|unexpected end/,
+    );
+    rejects(
+      () => bzip2Decompress(enc, text.length - 1, "t"),
+      /exceeds the expected 17999 bytes|longer than/,
+    );
+  });
+  it("xz: magic, header/index/footer CRCs, check mismatch, size limit", () => {
+    const v = LZMA_VARIANTS["xz crc64"];
+    const enc = lzmaEnc(text, v);
+    rejects(() => lzmaDec(enc.subarray(1), v), /stream header/);
+    const flags = enc.slice();
+    flags[7] = 1;
+    rejects(() => lzmaDec(flags, v), /stream header CRC/);
+    const check = enc.slice();
+    check[enc.length - 12 - 12 - 1] ^= 1; // last byte of the block's CRC64 (index is 12 bytes here)
+    rejects(() => lzmaDec(check, v), /check mismatch|index/);
+    const footer = enc.slice();
+    footer[enc.length - 3] ^= 1;
+    rejects(() => lzmaDec(footer, v), /footer/);
+    rejects(() => lzmaDec(enc.subarray(0, enc.length - 1), v), /unexpected end|footer/);
+    rejects(() => lzmaDec(enc, v, 1000), /exceeds the expected 1000 bytes/);
+    rejects(() => lzmaDec(Uint8Array.of(...enc, 1, 0, 0, 0), v), /stream padding|stream header/);
+  });
+  it("xz: an unknown filter or check type is an UnsupportedError", () => {
+    const v = LZMA_VARIANTS["xz crc64"];
+    const enc = lzmaEnc(Uint8Array.of(1, 2, 3), v);
+    const check2 = enc.slice();
+    // Stream flags with check type 2 (reserved) and a CRC32 to match.
+    check2[7] = 2;
+    const crc = crc32(check2.subarray(6, 8));
+    new DataView(check2.buffer).setUint32(8, crc, true);
+    expect(() => lzmaDec(check2, v)).toThrow(UnsupportedError);
+  });
+  it(".lzma and raw: properties, truncation, end marker, trailing bytes, size limit", () => {
+    const v = LZMA_VARIANTS.alone;
+    const enc = lzmaEnc(text, v);
+    const props = enc.slice();
+    props[0] = 225;
+    rejects(() => lzmaDec(props, v), /properties byte 225/);
+    rejects(() => lzmaDec(enc.subarray(0, 12), v), /truncated .lzma header/);
+    rejects(() => lzmaDec(enc.subarray(0, enc.length - 3), v), /unexpected end/);
+    rejects(() => lzmaDec(Uint8Array.of(...enc, 0), v), /after the LZMA data/);
+    rejects(() => lzmaDec(enc, v, 100), /exceeds the expected 100 bytes/);
+    const sized = enc.slice();
+    new DataView(sized.buffer).setUint32(5, 1 << 30, true);
+    new DataView(sized.buffer).setUint32(9, 0, true);
+    rejects(() => lzmaDec(sized, v, 1000), /claims 1073741824 decoded bytes/);
+    const raw = LZMA_VARIANTS["raw lzma2"];
+    rejects(() => lzmaDec(Uint8Array.of(0x80, 0, 0, 0, 0), raw), /reset the dictionary/);
+    rejects(() => lzmaDec(Uint8Array.of(1, 0, 5, 1, 2), raw), /truncated uncompressed/);
+    rejects(() => lzmaDec(Uint8Array.of(1, 0, 0, 7), raw), /without its end byte/);
+  });
+});
+
+describe("codec configuration (numcodecs BZ2 / LZMA)", () => {
+  it("arrays round trip through the registered codecs, and toJSON fills numcodecs' defaults", async () => {
+    const store = new MemoryStore();
+    for (const [name, compressor] of [
+      ["b", { id: "bz2", level: 5 }],
+      ["l", { id: "lzma", format: 1, check: -1, preset: null, filters: null }],
+      ["r", { id: "lzma", format: 3, filters: [{ id: 2 ** 62, preset: 1 }] }],
+    ] as const) {
+      const a = await createArrayV2(store, name, {
+        shape: [1000],
+        chunks: [300],
+        dtype: "<i4",
+        compressor,
+      });
+      await a.set(null, {
+        data: Int32Array.from({ length: 1000 }, (_, i) => i * i),
+        shape: [1000],
+      });
+      const b = await openArray(store, name);
+      expect(Array.from((await b.get()).data as Int32Array)).toEqual(
+        Array.from({ length: 1000 }, (_, i) => i * i),
+      );
+    }
+    const zarray = new TextDecoder().decode(await store.get("r/.zarray"));
+    expect(zarray).toContain('"id": 4611686018427387905');
+  });
+  it("rejects bad configurations naming the field", async () => {
+    const store = new MemoryStore();
+    const make = (compressor: Record<string, unknown>) =>
+      createArrayV2(store, "x", { shape: [4], dtype: "<i4", compressor: compressor as never });
+    await expect(make({ id: "bz2", level: 0 })).rejects.toThrow(
+      /level: must be an integer in 1\.\.9/,
+    );
+    await expect(make({ id: "bz2", blocksize: 1 })).rejects.toThrow(
+      /blocksize: unknown configuration field/,
+    );
+    await expect(make({ id: "lzma", check: 2 })).rejects.toThrow(/check: must be one of/);
+    await expect(make({ id: "lzma", format: 3 })).rejects.toThrow(
+      /filters: FORMAT_RAW \(3\) needs a filter chain/,
+    );
+    await expect(make({ id: "lzma", format: 3, filters: [{ id: 4 }] })).rejects.toThrow(
+      UnsupportedError,
+    );
+    await expect(make({ id: "lzma", format: 3, filters: [{ id: 33 }, { id: 3 }] })).rejects.toThrow(
+      /filters\[1\]: follows/,
+    );
+    await expect(make({ id: "lzma", preset: 12 })).rejects.toThrow(/preset: must be 0\.\.9/);
+  });
+});
+
+/** Block signatures (0x314159265359) at any bit offset. */
+function countBlocks(b: Uint8Array): number {
+  let hi = 0;
+  let lo = 0;
+  let blocks = 0;
+  for (let i = 0; i < b.length * 8; i++) {
+    hi = ((hi << 1) | (lo >>> 23)) & 0xffffff;
+    lo = ((lo << 1) | ((b[i >> 3] >> (7 - (i & 7))) & 1)) & 0xffffff;
+    if (hi === 0x314159 && lo === 0x265359) blocks++;
+  }
+  return blocks;
+}
+
+// Local CRC-32 for building test streams.
+function crc32(b: Uint8Array): number {
+  let c = ~0;
+  for (const x of b) {
+    c ^= x;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  }
+  return ~c >>> 0;
+}
