@@ -10,6 +10,7 @@ import {
   type BytesToBytesCodec,
   type CodecContext,
   type CodecFactory,
+  codecRegistry,
   type JsonObject,
   type JsonValue,
   MetadataError,
@@ -230,7 +231,16 @@ function factory(name: BloscCodecName): CodecFactory {
   return {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context) {
-      return new BloscCodec(name, parseBloscConfig(name, configuration, context), context);
+      const config = parseBloscConfig(name, configuration, context);
+      // Fail when the array is opened or created, not at the first write: chunks
+      // written with cname zlib/zstd need the engine of another package.
+      if (
+        (config.cname === "zlib" || config.cname === "zstd") &&
+        !codecRegistry.has(config.cname)
+      ) {
+        throw codecRegistry.notRegistered(config.cname, context.path);
+      }
+      return new BloscCodec(name, config, context);
     },
   };
 }
