@@ -4,5 +4,12 @@
  * @packageDocumentation
  */
 
+export type { Command, Io } from "./command.js";
+export { copyCommand } from "./commands/copy.js";
+export { serveStore } from "./commands/serve.js";
+export { type VerifyReport, verifyHierarchy } from "./commands/verify.js";
 export { arrayJson, scalarJson } from "./format.js";
-export { main } from "./main.js";
+export { type Layout, layoutOf } from "./layout.js";
+export { COMMANDS, main, processIo } from "./main.js";
+export { decodeNpy, encodeNpy } from "./npy.js";
+export { openStoreArg, storeOptions } from "./stores.js";

@@ -7,119 +7,145 @@
 import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
 import "@zarr/codec-blosc/register";
-import "@zarr/store-fs/register";
 import "@zarr/v2-compat/register";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ZarrError } from "@zarr/core";
-import { get } from "./commands/get.js";
-import { info } from "./commands/info.js";
-import { tree } from "./commands/tree.js";
+import type { Command, Io } from "./command.js";
+import { copyCommand } from "./commands/copy.js";
+import { createCommand } from "./commands/create.js";
+import { getCommand } from "./commands/get.js";
+import { infoCommand } from "./commands/info.js";
+import { serveCommand } from "./commands/serve.js";
+import { setCommand } from "./commands/set.js";
+import { treeCommand } from "./commands/tree.js";
+import { verifyCommand } from "./commands/verify.js";
+import { STORE_FLAGS } from "./stores.js";
 import { UsageError } from "./usage.js";
 
-const HELP: Record<string, string> = {
-  main: `usage: zarr <command> [options]
+/** Every subcommand, in help order. */
+export const COMMANDS: readonly Command[] = [
+  infoCommand,
+  treeCommand,
+  getCommand,
+  setCommand,
+  createCommand,
+  copyCommand,
+  verifyCommand,
+  serveCommand,
+];
+
+const GLOBAL_OPTIONS = {
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+  debug: { type: "boolean" },
+} as const;
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `usage: zarr <command> [options]
 
 commands:
-  info <store> [path]   what a node is: shape, data type, chunks, codecs, attributes, stored bytes
-  tree <store> [path]   the hierarchy below a node, with shapes and data types
-  get <store> [path]    read an array or a selection of it
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
 
 options: --help, --version, --debug (stack traces)
-<store> is a local directory. Run 'zarr <command> --help' for a command's options.`,
-  info: `usage: zarr info <store> [path] [--json]
-
-examples:
-  zarr info data.zarr
-  zarr info data.zarr temperature --json`,
-  tree: `usage: zarr tree <store> [path] [--depth N]
+<store> is a path or URL: data.zarr, file:, https://host/data.zarr, s3://bucket/x.zarr,
+gs://bucket/x.zarr, data.zip (zip archives). Run 'zarr <command> --help' for details.
+Exit codes: 0 ok, 1 usage error, 2 data or I/O error. NO_COLOR disables colors.
 
 examples:
   zarr tree data.zarr
-  zarr tree data.zarr group/sub --depth 1`,
-  get: `usage: zarr get <store> [path] [--select SEL] (--json | --out FILE)
-
-SEL is numpy-like: "0:10,::-2,5,...", "[1,3,5],:" (index arrays), "-1".
---json prints {"shape": [...], "data": [...]} (C order; NaN/Infinity and
-integers beyond 2^53 as strings; complex as [re, im]; raw/bytes as byte lists).
---out FILE writes the raw little-endian C-order bytes.
-
-examples:
-  zarr get data.zarr temperature --select "0,:10" --json
-  zarr get data.zarr temperature --out temperature.bin`,
-};
+  zarr info data.zarr temperature
+  zarr copy v2.zarr v3.zarr --format 3 --compressor zstd:3
+  zarr verify v3.zarr`;
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   return String(pkg.version);
 }
 
-/** Runs the CLI with `argv` (without node and script); returns the exit code. */
+/** The I/O of a real process: stdout/stderr, progress on an interactive terminal outside CI. */
+export function processIo(signal?: AbortSignal): Io {
+  const env = process.env;
+  const tty = process.stderr.isTTY === true;
+  const showProgress = tty && !env.CI && env.TERM !== "dumb";
+  return {
+    out: (s) => process.stdout.write(`${s}\n`),
+    err: (s) => process.stderr.write(`${s}\n`),
+    progress: showProgress ? (line) => process.stderr.write(`\r\x1b[K${line}`) : undefined,
+    color: tty && env.NO_COLOR === undefined && env.TERM !== "dumb",
+    env,
+    signal,
+  };
+}
+
+/**
+ * Runs the CLI with `argv` (without node and script); returns the exit code.
+ * `out`/`err` receive one line per call (tests pass collectors), or pass an {@link Io}.
+ */
 export async function main(
   argv: string[],
-  out: (s: string) => void = (s) => process.stdout.write(`${s}\n`),
-  err: (s: string) => void = (s) => process.stderr.write(`${s}\n`),
+  out?: ((s: string) => void) | Io,
+  err?: (s: string) => void,
 ): Promise<number> {
+  const io: Io =
+    typeof out === "object"
+      ? out
+      : {
+          out: out ?? ((s) => process.stdout.write(`${s}\n`)),
+          err: err ?? ((s) => process.stderr.write(`${s}\n`)),
+          color: false,
+          env: process.env,
+        };
   const debug = argv.includes("--debug");
   try {
+    const name = argv.find((a) => !a.startsWith("-"));
+    const command = COMMANDS.find((c) => c.name === name);
+    if (name !== undefined && name !== "help" && command === undefined)
+      throw new UsageError(
+        `unknown command "${name}" (commands: ${COMMANDS.map((c) => c.name).join(", ")})`,
+      );
     const { values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: {
-        help: { type: "boolean", short: "h" },
-        version: { type: "boolean", short: "V" },
-        debug: { type: "boolean" },
-        json: { type: "boolean" },
-        select: { type: "string", short: "s" },
-        out: { type: "string", short: "o" },
-        depth: { type: "string" },
-      },
+      options: { ...GLOBAL_OPTIONS, ...(command ? { ...STORE_FLAGS, ...command.options } : {}) },
     });
-    const [command, storeArg, path = ""] = positionals;
     if (values.version) {
-      out(version());
+      io.out(version());
       return 0;
     }
-    if (values.help || command === undefined || command === "help") {
-      out(HELP[command ?? "main"] ?? HELP.main);
-      return command === undefined && !values.help ? 1 : 0;
+    if (name === "help") {
+      const topic = COMMANDS.find((c) => c.name === positionals[1]);
+      io.out(topic?.help ?? mainHelp());
+      return 0;
     }
-    if (!(command in HELP) || command === "main")
-      throw new UsageError(`unknown command "${command}"`);
-    if (storeArg === undefined)
-      throw new UsageError(`zarr ${command} needs a <store>\n${HELP[command]}`);
-    if (positionals.length > 3)
-      throw new UsageError(`too many arguments: ${positionals.slice(3).join(" ")}`);
-    switch (command) {
-      case "info":
-        await info(storeArg, path, values.json ?? false, out);
-        break;
-      case "tree": {
-        const depth = values.depth === undefined ? Number.POSITIVE_INFINITY : Number(values.depth);
-        if (!(depth >= 0))
-          throw new UsageError(`--depth must be a non-negative integer, got ${values.depth}`);
-        await tree(storeArg, path, depth, out);
-        break;
-      }
-      case "get":
-        await get(
-          storeArg,
-          path,
-          { select: values.select, json: values.json ?? false, out: values.out },
-          out,
-        );
-        break;
+    if (command === undefined) {
+      io.out(mainHelp());
+      return values.help ? 0 : 1;
     }
-    return 0;
+    if (values.help) {
+      io.out(command.help);
+      return 0;
+    }
+    const args = positionals.slice(1);
+    const [min, max] = command.positionals;
+    if (args.length < min)
+      throw new UsageError(
+        `zarr ${command.name} needs more arguments\n${command.help.split("\n")[0]}`,
+      );
+    if (args.length > max) throw new UsageError(`too many arguments: ${args.slice(max).join(" ")}`);
+    return (await command.run(args, values, io)) ?? 0;
   } catch (e) {
     const usage =
       e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
     const message = e instanceof Error ? e.message : String(e);
     const kind = e instanceof ZarrError ? `${e.name}: ` : usage ? "usage: " : "error: ";
-    err(`zarr: ${kind}${message.split("\n")[0]}`);
-    if (usage && message.includes("\n")) err(message.slice(message.indexOf("\n") + 1));
-    if (debug && e instanceof Error && e.stack) err(e.stack);
+    const prefix = io.color ? "\x1b[31mzarr:\x1b[39m" : "zarr:";
+    io.err(`${prefix} ${kind}${message.split("\n")[0]}`);
+    if (usage && message.includes("\n")) io.err(message.slice(message.indexOf("\n") + 1));
+    if (debug && e instanceof Error && e.stack) io.err(e.stack);
     return usage ? 1 : 2;
   }
 }

@@ -1,54 +1,105 @@
 /**
  * Resolving the `<store>` argument of every command to a store, through
  * `openStore` and the store packages the CLI registers: local directories
- * (plain paths, `file:`), `http:`/`https:`, and zip archives (`zip:` URLs and
- * paths with a `.zip` segment, e.g. `data.zip` or `data.zip/data.zarr`).
+ * (plain paths, `file:`), `http:`/`https:`, zip archives (`zip:` URLs and
+ * paths with a `.zip` segment), `s3:` and `gs:`/`gcs:`.
  *
  * @module
  */
 import "@zarr/store-fs/register";
 import "@zarr/store-http/register";
 import "@zarr/store-zip/register";
-import { type AnyStore, openStore } from "@zarr/core";
+import "@zarr/store-s3/register";
+import "@zarr/store-gcs/register";
+import { type AnyStore, openStore, parseStoreUrl } from "@zarr/core";
 import { UsageError } from "./usage.js";
 
-/**
- * Store options from the environment, passed to every store opener (each
- * takes what it knows): `ZARR_HTTP_HEADERS` (a JSON object of header names
- * and values, e.g. `{"Authorization": "Bearer ..."}`) for HTTP(S). Cloud
- * stores read their usual credentials themselves (AWS_*, GOOGLE_APPLICATION_CREDENTIALS).
- */
-export function storeOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
-  const options: Record<string, unknown> = {};
+/** Command-line flags that configure stores (shared by every command). */
+export const STORE_FLAGS = {
+  "s3-endpoint": { type: "string" },
+  "s3-region": { type: "string" },
+  "s3-path-style": { type: "boolean" },
+  "s3-legacy-checksums": { type: "boolean" },
+  "gcs-endpoint": { type: "string" },
+  "gcs-project": { type: "string" },
+  "gcs-key-file": { type: "string" },
+} as const;
+
+/** Help text for {@link STORE_FLAGS}. */
+export const STORE_HELP = `store options (URLs: paths, file:, http(s):, zip:, s3:, gs:):
+  --s3-endpoint URL        S3-compatible server (env AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL)
+  --s3-region R            region (env AWS_REGION, AWS_DEFAULT_REGION)
+  --s3-path-style          path-style requests (default with an endpoint)
+  --s3-legacy-checksums    for servers without S3's flexible checksums (Swift, old MinIO)
+  --gcs-endpoint URL       GCS JSON API endpoint (env STORAGE_EMULATOR_HOST)
+  --gcs-project ID         project (env GOOGLE_CLOUD_PROJECT)
+  --gcs-key-file FILE      service account key (env GOOGLE_APPLICATION_CREDENTIALS)
+  credentials: the usual AWS_* variables and files, Google application default credentials;
+  ZARR_HTTP_HEADERS='{"Authorization": "Bearer ..."}' adds headers to HTTP(S) requests`;
+
+/** The values of {@link STORE_FLAGS} as parsed by `util.parseArgs`. */
+export type StoreFlags = Partial<Record<keyof typeof STORE_FLAGS, string | boolean>>;
+
+function httpHeaders(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
   const headers = env.ZARR_HTTP_HEADERS;
-  if (headers) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(headers);
-    } catch {
-      throw new UsageError("ZARR_HTTP_HEADERS must be a JSON object of header names and values");
-    }
-    if (
-      typeof parsed !== "object" ||
-      parsed === null ||
-      Array.isArray(parsed) ||
-      !Object.values(parsed).every((v) => typeof v === "string")
-    ) {
-      throw new UsageError("ZARR_HTTP_HEADERS must be a JSON object of header names and values");
-    }
-    options.headers = parsed;
+  if (!headers) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(headers);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    typeof parsed !== "object" ||
+    parsed === null ||
+    Array.isArray(parsed) ||
+    !Object.values(parsed).every((v) => typeof v === "string")
+  ) {
+    throw new UsageError("ZARR_HTTP_HEADERS must be a JSON object of header names and values");
+  }
+  return parsed as Record<string, string>;
+}
+
+/**
+ * The opener options for `url`: flags first, then the environment. Only the
+ * options of the URL's scheme are passed (openers reject malformed values).
+ */
+export function storeOptions(
+  url: string,
+  flags: StoreFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, unknown> {
+  const { scheme, url: inner } = parseStoreUrl(url);
+  // A zip archive on a remote store takes the options of the archive's scheme.
+  const archiveScheme =
+    scheme === "zip"
+      ? (/^zip:([a-z][a-z0-9+.-]*):/i.exec(inner)?.[1]?.toLowerCase() ?? "file")
+      : scheme;
+  const options: Record<string, unknown> = {};
+  const set = (name: string, value: unknown) => {
+    if (value !== undefined && value !== "") options[name] = value;
+  };
+  if (archiveScheme === "http" || archiveScheme === "https") set("headers", httpHeaders(env));
+  if (archiveScheme === "s3") {
+    set("endpoint", flags["s3-endpoint"] ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL);
+    set("region", flags["s3-region"] ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION);
+    if (flags["s3-path-style"]) options.forcePathStyle = true;
+    if (flags["s3-legacy-checksums"]) options.legacyChecksums = true;
+  }
+  if (archiveScheme === "gs" || archiveScheme === "gcs") {
+    const emulator = env.STORAGE_EMULATOR_HOST;
+    set(
+      "apiEndpoint",
+      flags["gcs-endpoint"] ??
+        (emulator && !/^https?:/.test(emulator) ? `http://${emulator}` : emulator),
+    );
+    set("projectId", flags["gcs-project"] ?? env.GOOGLE_CLOUD_PROJECT);
+    set("keyFilename", flags["gcs-key-file"] ?? env.GOOGLE_APPLICATION_CREDENTIALS);
   }
   return options;
 }
 
-/**
- * Opens the store named on the command line: a path, a URL of a registered
- * scheme, or a zip archive (see `openStore` in @zarr/core). `options` (e.g.
- * from command-line flags) override those from the environment.
- */
-export async function openStoreArg(
-  arg: string,
-  options: Record<string, unknown> = {},
-): Promise<AnyStore> {
-  return openStore(arg, { ...storeOptionsFromEnv(), ...options });
+/** Opens the store named on the command line (see `openStore` in @zarr/core). */
+export async function openStoreArg(arg: string, flags: StoreFlags = {}): Promise<AnyStore> {
+  return openStore(arg, storeOptions(arg, flags));
 }

@@ -1,15 +1,44 @@
 import { type Group, open, resolveStore, type ZarrArray } from "@zarr/core";
+import type { Command } from "../command.js";
+import { flag } from "../command.js";
 import { scalarJson } from "../format.js";
-import { openStoreArg } from "../stores.js";
+import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
 
 /** `zarr info <store> [path] [--json]`: what a node is and how it is stored. */
-export async function info(
+export const infoCommand: Command = {
+  name: "info",
+  summary: "what a node is: shape, data type, chunks, codecs, attributes, stored bytes",
+  help: `usage: zarr info <store> [path] [--json]
+
+Format version, node type, shape, data type, chunk and shard shape, codecs, fill
+value, dimension names, attributes; for arrays in listable stores also the number
+of stored chunks, stored bytes and the compression ratio.
+
+options:
+  --json      print the report as JSON
+
+${STORE_HELP}
+
+examples:
+  zarr info data.zarr
+  zarr info data.zarr temperature --json
+  zarr info s3://bucket/data.zarr temperature --s3-region eu-west-1`,
+  options: { json: { type: "boolean" } },
+  positionals: [1, 2],
+  async run([storeArg, path = ""], values, io) {
+    await info(storeArg, path, flag(values, "json"), io.out, values as StoreFlags);
+    return 0;
+  },
+};
+
+async function info(
   storeArg: string,
   path: string,
   json: boolean,
   out: (s: string) => void,
+  flags: StoreFlags,
 ): Promise<void> {
-  const store = resolveStore(await openStoreArg(storeArg));
+  const store = resolveStore(await openStoreArg(storeArg, flags));
   const node = await open(store, path);
   const report = node.kind === "array" ? await arrayInfo(node) : groupInfo(node);
   if (json) {
@@ -37,13 +66,15 @@ function groupInfo(group: Group): Record<string, unknown> {
 }
 
 async function arrayInfo(array: ZarrArray): Promise<Record<string, unknown>> {
+  const inner = shardInnerShape(array);
   const report: Record<string, unknown> = {
     path: `/${array.path}`,
     node_type: "array",
     zarr_format: array.zarrFormat,
     shape: array.shape,
     data_type: array.dataType.toJSON(),
-    chunk_shape: array.chunkShape,
+    chunk_shape: inner ?? array.chunkShape,
+    ...(inner ? { shard_shape: array.chunkShape } : {}),
     chunk_grid_shape: array.gridShape,
     chunk_key_encoding: array.chunkKeyEncoding.toJSON(),
     codecs: array.codecs.toJSON(),
@@ -67,4 +98,12 @@ async function arrayInfo(array: ZarrArray): Promise<Record<string, unknown>> {
     }
   }
   return report;
+}
+
+/** The inner chunk shape when the array is sharded (its codec list is one `sharding_indexed`). */
+export function shardInnerShape(array: ZarrArray): number[] | undefined {
+  const codecs = array.codecs.toJSON();
+  if (codecs.length !== 1 || codecs[0].name !== "sharding_indexed") return undefined;
+  const config = (codecs[0].configuration ?? {}) as { chunk_shape?: number[] };
+  return config.chunk_shape;
 }

@@ -1,0 +1,203 @@
+import { eraseNode, exists, open, resolveStore } from "@zarr/core";
+import { type Command, flag, str } from "../command.js";
+import { planCopy, writePlanMetadata } from "../copy/plan.js";
+import { elementBytes, type TransferStats, transfer, unitCounts } from "../copy/transfer.js";
+import { LAYOUT_FLAGS, LAYOUT_HELP } from "../layout.js";
+import { formatBytes, formatDuration, Progress } from "../progress.js";
+import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
+import { parseBytes, parseCount, UsageError } from "../usage.js";
+
+const DEFAULT_JOBS = 8;
+const DEFAULT_MEMORY = 1024 * 2 ** 20;
+const READ_CONCURRENCY = 4;
+
+function parsePart(text: string): [number, number] {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const i = Number(m?.[1]);
+  const n = Number(m?.[2]);
+  if (!m || !(n >= 1) || !(i < n))
+    throw new UsageError(`--part must be i/N with 0 <= i < N (e.g. 0/4), got "${text}"`);
+  return [i, n];
+}
+
+function summary(stats: TransferStats, arrays: number, groups: number, seconds: number): string {
+  const rate = seconds > 0 ? stats.dataBytes / seconds : 0;
+  const parts = [
+    `${stats.written} written`,
+    ...(stats.verified ? [`${stats.verified} already there (size and crc32c match)`] : []),
+    ...(stats.replaced ? [`${stats.replaced} rewritten (differed)`] : []),
+    ...(stats.empty ? [`${stats.empty} all fill value (not stored)`] : []),
+  ];
+  return (
+    `copied ${arrays} array${arrays === 1 ? "" : "s"} and ${groups} group${groups === 1 ? "" : "s"}: ` +
+    `${stats.units} chunk${stats.units === 1 ? "" : "s"} (${parts.join(", ")}); ${formatBytes(stats.dataBytes)} of data, ` +
+    `${formatBytes(stats.storedBytes)} stored, in ${formatDuration(seconds)} (${formatBytes(rate)}/s)`
+  );
+}
+
+/** `zarr copy <src> <dst>`: any store to any store, with conversion, rechunking, parts and resume. */
+export const copyCommand: Command = {
+  name: "copy",
+  summary:
+    "copy a hierarchy or one node between stores: convert v2/v3, rechunk, reshard, recompress",
+  help: `usage: zarr copy <src> <dst> [options]
+
+Copies the node at --path of <src> (default: the root, with everything below it)
+to --to of <dst>. Without layout options the copy keeps the source layout; a v2
+source copied with --format 3 (or v3 with --format 2) is converted. Chunks equal
+to the fill value everywhere are not stored.
+
+options:
+  --path P           source node (default: root)
+  --to P             destination path (default: the same as --path)
+  --overwrite        erase an existing destination node first
+  --resume           keep what an earlier run wrote: each destination chunk is
+                     re-encoded and compared with the stored one (size, then
+                     crc32c); identical chunks are skipped, others rewritten
+  --part i/N         copy only part i (0-based) of N disjoint, shard-aligned parts;
+                     part 0 writes the metadata (see below)
+  --metadata-only    write the destination metadata and no data
+  --no-metadata      write data only (metadata written by another process)
+  --consolidate      write consolidated metadata for a group (v3 inline, v2 .zmetadata)
+  --jobs N           destination chunks in flight (default ${DEFAULT_JOBS})
+  --max-memory SIZE  bound on decoded data held at once (default 1G); lowers --jobs
+                     for large chunks
+  --quiet, -q        no summary (the progress line shows only on a terminal, never in CI)
+
+${LAYOUT_HELP}
+
+Parallel copies on many machines: run N processes with --part 0/N ... --part N-1/N
+(a Kubernetes indexed Job, an AWS Batch array job, a CI matrix). Each part writes
+whole destination chunks (whole shards when sharded) that no other part touches,
+so parts need no coordination; part 0 writes the metadata (or run
+'zarr copy --metadata-only' first and give every part --no-metadata). Rerun a
+failed part with --resume.
+
+${STORE_HELP}
+
+examples:
+  zarr copy data.zarr s3://bucket/data.zarr
+  zarr copy v2.zarr v3.zarr --format 3 --shards 1000,1000 --chunks 100,100 --compressor zstd:3
+  zarr copy data.zarr out.zarr --path temperature --chunks 1,720,1440 --order F
+  zarr copy gs://src/data.zarr s3://dst/data.zarr --part 3/16 --resume`,
+  options: {
+    path: { type: "string" },
+    to: { type: "string" },
+    overwrite: { type: "boolean" },
+    resume: { type: "boolean" },
+    part: { type: "string" },
+    "metadata-only": { type: "boolean" },
+    "no-metadata": { type: "boolean" },
+    consolidate: { type: "boolean" },
+    jobs: { type: "string" },
+    "max-memory": { type: "string" },
+    quiet: { type: "boolean", short: "q" },
+    ...LAYOUT_FLAGS,
+  },
+  positionals: [2, 2],
+  async run([srcArg, dstArg], values, io) {
+    const started = performance.now();
+    const srcPath = (str(values, "path") ?? "").replace(/^\/+|\/+$/g, "");
+    const dstPath = (str(values, "to") ?? srcPath).replace(/^\/+|\/+$/g, "");
+    const [part, parts] =
+      str(values, "part") === undefined ? [0, 1] : parsePart(str(values, "part")!);
+    const partMode = str(values, "part") !== undefined;
+    const resume = flag(values, "resume");
+    const overwrite = flag(values, "overwrite");
+    const metadataOnly = flag(values, "metadata-only");
+    const noMetadata = flag(values, "no-metadata");
+    if (overwrite && (partMode || resume))
+      throw new UsageError(
+        "--overwrite erases the destination; it cannot be combined with --part or --resume",
+      );
+    if (metadataOnly && noMetadata)
+      throw new UsageError("--metadata-only and --no-metadata exclude each other");
+    const jobsWanted =
+      str(values, "jobs") === undefined
+        ? DEFAULT_JOBS
+        : parseCount(str(values, "jobs")!, "--jobs", 1);
+    const memory =
+      str(values, "max-memory") === undefined
+        ? DEFAULT_MEMORY
+        : parseBytes(str(values, "max-memory")!, "--max-memory");
+
+    const storeFlags = values as StoreFlags;
+    const src = resolveStore(await openStoreArg(srcArg, storeFlags));
+    const dst = resolveStore(await openStoreArg(dstArg, storeFlags));
+    const root = await open(src, srcPath, { signal: io.signal });
+    const plan = await planCopy(
+      root,
+      dstPath,
+      values,
+      (s) => io.err(`zarr: note: ${s}`),
+      io.signal,
+    );
+
+    const writesMetadata = !noMetadata && (part === 0 || metadataOnly);
+    if (
+      !partMode &&
+      !resume &&
+      !noMetadata &&
+      (await exists(dst, dstPath, { consolidated: false }))
+    ) {
+      if (!overwrite)
+        throw new UsageError(
+          `the destination already has a node at "/${dstPath}" (pass --overwrite to replace it, --resume to continue a copy)`,
+        );
+      await eraseNode(dst, dstPath);
+    }
+    if (writesMetadata)
+      await writePlanMetadata(plan, dst, {
+        consolidate: flag(values, "consolidate"),
+        signal: io.signal,
+      });
+    const groups = plan.nodes.length - plan.arrays.length;
+    if (metadataOnly) {
+      if (!flag(values, "quiet"))
+        io.out(`wrote the metadata of ${plan.arrays.length} arrays and ${groups} groups`);
+      return 0;
+    }
+
+    // Memory: a unit holds its decoded region, the padded chunk and the encoded bytes,
+    // plus up to READ_CONCURRENCY decoded source chunks.
+    let unitBytes = 1;
+    for (const a of plan.arrays) {
+      const e = elementBytes(a);
+      const dstChunk = a.plan.chunkShape.reduce((x, y) => x * y, 1) * e;
+      const srcChunk = a.src.chunkShape.reduce((x, y) => x * y, 1) * e;
+      unitBytes = Math.max(unitBytes, 3 * dstChunk + READ_CONCURRENCY * srcChunk);
+    }
+    const jobs = Math.max(1, Math.min(jobsWanted, Math.floor(memory / unitBytes)));
+    const total = unitCounts(plan).reduce((a, b) => a + b, 0);
+    const progress = new Progress(
+      Math.floor(((part + 1) * total) / parts) - Math.floor((part * total) / parts),
+      partMode ? `copy ${part}/${parts}` : "copy",
+      io.progress,
+    );
+    let stats: TransferStats;
+    try {
+      stats = await transfer(plan, dst, {
+        resume,
+        part,
+        parts,
+        jobs,
+        readConcurrency: READ_CONCURRENCY,
+        progress,
+        signal: io.signal,
+      });
+    } finally {
+      progress.finish();
+    }
+    const close = (dst.inner as { close?: () => Promise<void> }).close;
+    if (typeof close === "function") await close.call(dst.inner);
+    if (!flag(values, "quiet")) {
+      const prefix = partMode ? `part ${part}/${parts}: ` : "";
+      io.out(
+        prefix + summary(stats, plan.arrays.length, groups, (performance.now() - started) / 1000),
+      );
+      if (jobs < jobsWanted)
+        io.out(`(ran ${jobs} chunks at a time to stay within --max-memory ${formatBytes(memory)})`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,213 @@
+import { readFile } from "node:fs/promises";
+import {
+  createArray,
+  createGroup,
+  type JsonObject,
+  type JsonValue,
+  resolveDataType,
+  resolveStore,
+  type Store,
+} from "@zarr/core";
+import { createArrayV2, createGroupV2, parseV2DType } from "@zarr/v2-compat";
+import { type Command, flag, str } from "../command.js";
+import {
+  applyLayoutFlags,
+  LAYOUT_FLAGS,
+  LAYOUT_HELP,
+  type Layout,
+  serializerFor,
+  writeLayout,
+} from "../layout.js";
+import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
+import { parseIntList, parseJsonOption, UsageError } from "../usage.js";
+
+function objectOption(text: string | undefined, option: string): JsonObject {
+  if (text === undefined) return {};
+  const v = parseJsonOption(text, option);
+  if (typeof v !== "object" || v === null || Array.isArray(v))
+    throw new UsageError(`${option} must be a JSON object`);
+  return v as JsonObject;
+}
+
+/** The fill value flag: JSON when it parses, else the text itself (NaN, 0x7fc00000, a string). */
+function fillOption(text: string | undefined): JsonValue | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}
+
+/** Creates the node described by a metadata document (`zarr.json` or `.zarray`/`.zgroup`). */
+async function createFromDocument(
+  store: Store,
+  path: string,
+  doc: JsonObject,
+  file: string,
+  overwrite: boolean,
+  attributes: JsonObject,
+): Promise<string> {
+  if (doc.zarr_format === 2) {
+    if (doc.shape === undefined) {
+      await createGroupV2(store, path, { attributes, overwrite });
+      return "group";
+    }
+    await createArrayV2(store, path, {
+      shape: doc.shape as number[],
+      chunks: doc.chunks as number[] | undefined,
+      dtype: doc.dtype as JsonValue,
+      compressor: (doc.compressor ?? null) as JsonObject | null,
+      filters: (doc.filters ?? null) as JsonObject[] | null,
+      fillValue: doc.fill_value,
+      order: (doc.order as "C" | "F") ?? "C",
+      dimensionSeparator: (doc.dimension_separator as "." | "/") ?? ".",
+      attributes,
+      overwrite,
+    });
+    return "array";
+  }
+  if (doc.zarr_format !== 3) throw new UsageError(`${file}: zarr_format must be 2 or 3`);
+  const attrs = { ...((doc.attributes as JsonObject) ?? {}), ...attributes };
+  if (doc.node_type === "group") {
+    await createGroup(store, path, { attributes: attrs, overwrite });
+    return "group";
+  }
+  if (doc.node_type !== "array")
+    throw new UsageError(`${file}: node_type must be "array" or "group"`);
+  const grid = (doc.chunk_grid as JsonObject | undefined)?.configuration as JsonObject | undefined;
+  await createArray(store, path, {
+    shape: doc.shape as number[],
+    dataType: doc.data_type as JsonValue,
+    chunkShape: grid?.chunk_shape as number[] | undefined,
+    fillValue: doc.fill_value,
+    codecs: doc.codecs as JsonValue[] | undefined,
+    chunkKeyEncoding: doc.chunk_key_encoding as Layout["chunkKeyEncoding"],
+    dimensionNames: doc.dimension_names as (string | null)[] | undefined,
+    attributes: attrs,
+    overwrite,
+  });
+  return "array";
+}
+
+/** `zarr create <store> <path>`: arrays and groups from flags or a metadata document. */
+export const createCommand: Command = {
+  name: "create",
+  summary: "create an array or group from flags or a JSON metadata document",
+  help: `usage: zarr create <store> <path> --shape S --dtype T [layout options]
+       zarr create <store> <path> --group [--attrs JSON] [--format 2]
+       zarr create <store> <path> --metadata FILE.json
+
+options:
+  --shape 1000,1000        array shape
+  --dtype T                data type: a v3 name (float32, int64, bool, complex64, r16,
+                           string, ...) or, with --format 2, also a numpy typestr
+  --fill-value V           fill value (JSON, NaN, Infinity, 0x7fc00000; default 0)
+  --dimension-names a,b    dimension names
+  --attrs JSON             user attributes
+  --group                  create a group instead of an array
+  --metadata FILE          create the node a zarr.json or .zarray/.zgroup describes
+  --overwrite              replace an existing node (its data is erased)
+
+${LAYOUT_HELP}
+  (defaults: --format 3, --chunks = the shape, --compressor none)
+
+${STORE_HELP}
+
+examples:
+  zarr create data.zarr temperature --shape 365,720,1440 --dtype float32 --chunks 1,720,1440 \\
+      --shards 30,720,1440 --compressor blosc:zstd:5:shuffle --fill-value NaN --dimension-names time,lat,lon
+  zarr create data.zarr legacy --format 2 --shape 100 --dtype "<i4" --chunks 10 --compressor zstd:3
+  zarr create data.zarr group/sub --group --attrs '{"title": "x"}'
+  zarr create data.zarr copy --metadata other.zarr/temperature/zarr.json`,
+  options: {
+    shape: { type: "string" },
+    dtype: { type: "string" },
+    "fill-value": { type: "string" },
+    "dimension-names": { type: "string" },
+    attrs: { type: "string" },
+    group: { type: "boolean" },
+    metadata: { type: "string" },
+    overwrite: { type: "boolean" },
+    ...LAYOUT_FLAGS,
+  },
+  positionals: [2, 2],
+  async run([storeArg, path], values, io) {
+    const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags));
+    const overwrite = flag(values, "overwrite");
+    const attributes = objectOption(str(values, "attrs"), "--attrs");
+    const metadataFile = str(values, "metadata");
+    if (metadataFile !== undefined) {
+      const doc = parseJsonOption(await readFile(metadataFile, "utf8"), metadataFile);
+      if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+        throw new UsageError(`${metadataFile}: not a JSON object`);
+      const kind = await createFromDocument(
+        store,
+        path,
+        doc as JsonObject,
+        metadataFile,
+        overwrite,
+        attributes,
+      );
+      io.out(`created ${kind} /${path}`);
+      return 0;
+    }
+    const format = str(values, "format") ?? "3";
+    if (format !== "2" && format !== "3")
+      throw new UsageError(`--format must be 2 or 3, got "${format}"`);
+    if (flag(values, "group")) {
+      if (format === "2") await createGroupV2(store, path, { attributes, overwrite });
+      else await createGroup(store, path, { attributes, overwrite });
+      io.out(`created group /${path}`);
+      return 0;
+    }
+    const shapeText = str(values, "shape");
+    const dtype = str(values, "dtype");
+    if (shapeText === undefined || dtype === undefined)
+      throw new UsageError(
+        "zarr create needs --shape and --dtype (or --group, or --metadata FILE)",
+      );
+    const shape = parseIntList(shapeText, "--shape", true);
+    let endianFromTypestr: "little" | "big" | undefined;
+    let dataTypeJson: JsonValue = dtype.startsWith("{")
+      ? (parseJsonOption(dtype, "--dtype") as JsonValue)
+      : dtype;
+    if (/^[<>|]/.test(dtype)) {
+      // A numpy typestr: its data type, and its byte order unless --endian says otherwise.
+      if (format !== "2")
+        throw new UsageError(`--dtype ${dtype} is a numpy typestr; use a v3 name or --format 2`);
+      const parsed = parseV2DType(dtype, "--dtype");
+      if (parsed.object) throw new UsageError("--dtype |O: use --dtype string (vlen-utf8) instead");
+      endianFromTypestr = parsed.endian;
+      dataTypeJson = parsed.dataType.toJSON();
+    }
+    const dataType = resolveDataType(dataTypeJson, "--dtype");
+    const dimensionNames = str(values, "dimension-names")?.split(",");
+    if (dimensionNames && dimensionNames.length !== shape.length)
+      throw new UsageError(
+        `--dimension-names needs ${shape.length} names, got ${dimensionNames.length}`,
+      );
+    const fill = fillOption(str(values, "fill-value"));
+    const layout: Layout = {
+      format: Number(format) as 2 | 3,
+      shape,
+      dataType: dataType.toJSON(),
+      fillValue:
+        fill === undefined
+          ? dataType.fillValueToJSON(dataType.defaultFillValue())
+          : dataType.fillValueToJSON(
+              typeof fill === "string" && dataType.kind !== "string"
+                ? dataType.parseFillValue(fill, "--fill-value")
+                : dataType.fromScalar(fill, "--fill-value"),
+            ),
+      chunks: shape.map((n) => Math.max(n, 1)),
+      codecs: [serializerFor(dataType.toJSON(), endianFromTypestr)],
+      dimensionNames,
+      attributes,
+    };
+    applyLayoutFlags(layout, values, 3);
+    await writeLayout(store, path, layout, { overwrite, note: (s) => io.err(`zarr: note: ${s}`) });
+    io.out(`created array /${path}`);
+    return 0;
+  },
+};

@@ -1,0 +1,133 @@
+import { readFile } from "node:fs/promises";
+import {
+  type ArrayValue,
+  type JsonValue,
+  normalizeSelection,
+  openArray,
+  resolveStore,
+  type ZarrArray,
+} from "@zarr/core";
+import { type Command, str } from "../command.js";
+import { decodeNpy, npyDescr } from "../npy.js";
+import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
+import { UsageError } from "../usage.js";
+import { selectionOption } from "./get.js";
+
+/** The scalar of `--value`: JSON (numbers, true/false, strings, [re, im]) or a metadata fill-value form ("NaN", "0x7fc00000"). */
+function scalarValue(array: ZarrArray, text: string): ArrayValue {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text; // bare words: NaN, Infinity, or a string for string arrays
+  }
+  const dataType = array.dataType;
+  try {
+    if (typeof json === "string" && dataType.kind !== "string") {
+      return dataType.parseFillValue(json as JsonValue, "--value").value;
+    }
+    if (typeof json === "number" && (dataType.kind === "int" || dataType.kind === "uint")) {
+      // Exact for 64-bit integers: parse the literal text, not the rounded double.
+      if (array.dataType.itemSize === 8 && /^-?\d+$/.test(text.trim())) return BigInt(text.trim());
+    }
+    if (Array.isArray(json) && (dataType.kind === "raw" || dataType.kind === "bytes"))
+      return dataType.fromScalar(new Uint8Array(json as number[]), "--value").value;
+    return dataType.fromScalar(json, "--value").value;
+  } catch (e) {
+    throw new UsageError(`--value: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** Reads `--from FILE`: a `.npy` file, or raw little-endian C-order bytes of the selection's shape. */
+async function fileValue(
+  array: ZarrArray,
+  file: string,
+  shape: readonly number[],
+): Promise<ArrayValue> {
+  const dataType = array.dataType;
+  if (!dataType.fromBytes || dataType.itemSize === null)
+    throw new UsageError(
+      `--from needs a fixed-size data type; ${dataType.name} is variable-size (use --value)`,
+    );
+  const bytes = new Uint8Array(await readFile(file));
+  const n = shape.reduce((a, b) => a * b, 1);
+  if (file.toLowerCase().endsWith(".npy")) {
+    const npy = decodeNpy(bytes, file);
+    const little = npyDescr(dataType, "little");
+    const big = npyDescr(dataType, "big");
+    if (npy.descr !== little && npy.descr !== big)
+      throw new UsageError(
+        `${file}: dtype ${npy.descr} does not match the array's ${little ?? dataType.name}`,
+      );
+    const count = npy.shape.reduce((a, b) => a * b, 1);
+    if (count !== n)
+      throw new UsageError(
+        `${file}: shape (${npy.shape.join(", ")}) does not fit the selection shape [${shape.join(", ")}]`,
+      );
+    if (npy.body.length < n * dataType.itemSize)
+      throw new UsageError(
+        `${file}: ${npy.body.length} data bytes, expected ${n * dataType.itemSize}`,
+      );
+    const data = dataType.fromBytes(
+      npy.body.subarray(0, n * dataType.itemSize),
+      n,
+      npy.descr === little,
+    );
+    if (!npy.fortranOrder) return { data, shape };
+    // Fortran order: element (i0, i1, ...) is at i0 + s0*i1 + ...
+    const stride: number[] = [];
+    let s = 1;
+    for (const len of shape) {
+      stride.push(s);
+      s *= len;
+    }
+    return { data, shape, stride };
+  }
+  if (bytes.length !== n * dataType.itemSize)
+    throw new UsageError(
+      `${file}: ${bytes.length} bytes, the selection needs ${n * dataType.itemSize} (${n} × ${dataType.itemSize})`,
+    );
+  return { data: dataType.fromBytes(bytes, n, true), shape };
+}
+
+/** `zarr set <store> path --select SEL (--value V | --from FILE)`. */
+export const setCommand: Command = {
+  name: "set",
+  summary: "write a scalar or a file into a selection of an array",
+  help: `usage: zarr set <store> <path> [--select SEL] (--value V | --from FILE)
+
+options:
+  --select, -s SEL  the selection to write (default: everything)
+  --value V         a scalar broadcast to the selection: a JSON number, true/false,
+                    "NaN", "Infinity", a string (string arrays), [re, im] (complex)
+  --from FILE       a .npy file, or raw little-endian C-order bytes, of the selection's shape
+
+${STORE_HELP}
+
+examples:
+  zarr set data.zarr temperature --select "0,:,:" --value NaN
+  zarr set data.zarr temperature --select "0:2" --from block.npy
+  zarr set data.zarr names --select 3 --value '"Oslo"'`,
+  options: {
+    select: { type: "string", short: "s" },
+    value: { type: "string" },
+    from: { type: "string" },
+  },
+  positionals: [2, 2],
+  async run([storeArg, path], values, io) {
+    const valueText = str(values, "value");
+    const from = str(values, "from");
+    if ((valueText === undefined) === (from === undefined))
+      throw new UsageError("zarr set needs exactly one of --value V and --from FILE");
+    const selection = selectionOption(str(values, "select"));
+    const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags));
+    const array = await openArray(store, path);
+    const shape = normalizeSelection(selection, array.shape, array.path).shape;
+    const value =
+      valueText !== undefined
+        ? scalarValue(array, valueText)
+        : await fileValue(array, from!, shape);
+    await array.set(selection ?? null, value, { signal: io.signal });
+    return 0;
+  },
+};

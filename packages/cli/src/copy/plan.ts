@@ -1,0 +1,113 @@
+/**
+ * Planning a copy: which source nodes go where, with which destination
+ * layout. Every process of a `--part` run computes the same plan (it depends
+ * only on the source and the flags), so the parts agree on chunk boundaries
+ * and keys without talking to each other. Plans are materialized in a
+ * private in-memory store, which gives each destination array its codec
+ * pipeline and chunk keys before (or without) any metadata is written to the
+ * destination.
+ *
+ * @module
+ */
+import {
+  childKey,
+  consolidate as consolidateV3,
+  createGroup,
+  type Group,
+  type HierarchyNode,
+  MemoryStore,
+  nodePrefix,
+  parentPath,
+  resolveStore,
+  type Store,
+  type ZarrArray,
+} from "@zarr/core";
+import { consolidate as consolidateV2, createGroupV2 } from "@zarr/v2-compat";
+import { applyLayoutFlags, type Layout, layoutOf, writeLayout } from "../layout.js";
+
+/** One node of a copy. */
+export type PlannedNode =
+  | { kind: "group"; src: Group; dstPath: string; format: 2 | 3 }
+  | { kind: "array"; src: ZarrArray; dstPath: string; layout: Layout; plan: ZarrArray };
+
+/** The whole copy plan. */
+export interface CopyPlan {
+  nodes: PlannedNode[];
+  arrays: Extract<PlannedNode, { kind: "array" }>[];
+  /** The in-memory store holding the destination metadata documents. */
+  meta: Store;
+  dstPath: string;
+  format: 2 | 3;
+}
+
+function join(base: string, rel: string): string {
+  return rel === "" ? base : base === "" ? rel : `${base}/${rel}`;
+}
+
+/** Builds the plan for copying `root` (and, for a group, everything below it) to `dstPath`. */
+export async function planCopy(
+  root: HierarchyNode,
+  dstPath: string,
+  flags: Record<string, unknown>,
+  note: (s: string) => void,
+  signal?: AbortSignal,
+): Promise<CopyPlan> {
+  const meta = resolveStore(new MemoryStore());
+  const sources: HierarchyNode[] = [root];
+  if (root.kind === "group") for await (const n of root.walk({ signal })) sources.push(n);
+  const nodes: PlannedNode[] = [];
+  const rootFormat = flags.format === "2" ? 2 : flags.format === "3" ? 3 : root.zarrFormat;
+  for (const src of sources) {
+    const rel = root.path === "" ? src.path : src.path.slice(root.path.length + 1);
+    const path = join(dstPath, rel);
+    if (src.kind === "group") {
+      if (rootFormat === 2)
+        await createGroupV2(meta, path, { attributes: src.attrs, overwrite: true });
+      else await createGroup(meta, path, { attributes: src.attrs, overwrite: true });
+      nodes.push({ kind: "group", src, dstPath: path, format: rootFormat });
+    } else {
+      const layout = applyLayoutFlags(layoutOf(src), flags, src.zarrFormat);
+      layout.format = rootFormat;
+      if (rootFormat === 2) layout.shards = undefined;
+      const plan = await writeLayout(meta, path, layout, { overwrite: true, note });
+      nodes.push({ kind: "array", src, dstPath: path, layout, plan });
+    }
+  }
+  return {
+    nodes,
+    arrays: nodes.filter((n): n is Extract<PlannedNode, { kind: "array" }> => n.kind === "array"),
+    meta,
+    dstPath,
+    format: rootFormat,
+  };
+}
+
+const DOC_NAMES = ["zarr.json", ".zarray", ".zgroup", ".zattrs"];
+
+/**
+ * Writes the planned metadata documents to `dst`: every document of the
+ * copied nodes, plus parent groups of the destination path where `dst` has
+ * none (existing parents are left alone). Never erases anything.
+ */
+export async function writePlanMetadata(
+  plan: CopyPlan,
+  dst: Store,
+  options: { consolidate?: boolean; signal?: AbortSignal } = {},
+): Promise<void> {
+  const prefix = nodePrefix(plan.dstPath);
+  const own = new Set(DOC_NAMES.map((n) => childKey(plan.dstPath, n)));
+  const parents = new Set<string>();
+  for (let p = parentPath(plan.dstPath); p !== undefined; p = parentPath(p))
+    for (const n of DOC_NAMES) parents.add(childKey(p, n));
+  for await (const key of plan.meta.list(options)) {
+    const bytes = await plan.meta.get(key);
+    if (bytes === undefined) continue;
+    if (own.has(key) || key.startsWith(prefix)) await dst.set(key, bytes, options);
+    else if (parents.has(key) && !(await dst.has(key, options))) await dst.set(key, bytes, options);
+  }
+  const root = plan.nodes[0];
+  if (options.consolidate && root?.kind === "group") {
+    if (plan.format === 3) await consolidateV3(dst, plan.dstPath);
+    else await consolidateV2(dst, plan.dstPath);
+  }
+}

@@ -1,0 +1,427 @@
+/**
+ * Array layouts: the storage-side description of an array (format, chunks,
+ * shards, codecs, key encoding) that `zarr create` builds from flags and
+ * `zarr copy` derives from a source array plus flags, and the one function
+ * that writes a layout as metadata (v3 `zarr.json` or v2 `.zarray`).
+ *
+ * Codec lists are always held in v3 form (inner codecs when sharded).
+ *
+ * @module
+ */
+import {
+  type AnyStore,
+  createArray,
+  type JsonObject,
+  type JsonValue,
+  resolveDataType,
+  type Store,
+  UnsupportedError,
+  type ZarrArray,
+} from "@zarr/core";
+import { createArrayV2, zarrayOfV3 } from "@zarr/v2-compat";
+import { parseCount, parseIntList, parseJsonOption, UsageError } from "./usage.js";
+
+/** What is needed to write an array's metadata. */
+export interface Layout {
+  format: 2 | 3;
+  shape: number[];
+  /** v3 data type (name or `{name, configuration}`). */
+  dataType: JsonValue;
+  /** Fill value in v3 JSON form (`null` allowed for v2). */
+  fillValue: JsonValue;
+  /** Inner chunk shape (the chunk shape when not sharded). */
+  chunks: number[];
+  /** Shard shape (v3 only), or undefined. */
+  shards?: number[];
+  /** v3 codec list of one (inner) chunk: array→array…, array→bytes, bytes→bytes…. */
+  codecs: JsonObject[];
+  /** v3 chunk key encoding (v3 only; default: "/" separated). */
+  chunkKeyEncoding?: { name: string; configuration?: JsonObject };
+  /** v2 dimension separator. */
+  separator?: "." | "/";
+  dimensionNames?: (string | null)[];
+  attributes: JsonObject;
+}
+
+const ARRAY_TO_BYTES = new Set(["bytes", "vlen-utf8", "vlen-bytes"]);
+const BLOSC_SHUFFLE = ["noshuffle", "shuffle", "bitshuffle"];
+const INDEX_CODECS: JsonObject[] = [
+  { name: "bytes", configuration: { endian: "little" } },
+  { name: "crc32c" },
+];
+
+/** The default serializer for a data type (v3 form). */
+export function serializerFor(
+  dataType: JsonValue,
+  endian: "little" | "big" = "little",
+): JsonObject {
+  const dt = resolveDataType(dataType, "data_type");
+  if (dt.kind === "string") return { name: "vlen-utf8" };
+  if (dt.kind === "bytes") return { name: "vlen-bytes" };
+  return dt.itemSize === 1 ? { name: "bytes" } : { name: "bytes", configuration: { endian } };
+}
+
+/**
+ * Parses a compressor shorthand into v3 codec entries: `none`, `gzip[:LEVEL]`,
+ * `zstd[:LEVEL]`, `blosc[:CNAME[:CLEVEL[:SHUFFLE]]]`, `crc32c` (and lists
+ * joined with `+`, e.g. `zstd:3+crc32c`).
+ */
+export function parseCompressor(text: string, itemSize: number): JsonObject[] {
+  if (text === "none" || text === "") return [];
+  return text.split("+").map((part): JsonObject => {
+    const [name, ...args] = part.split(":");
+    const num = (i: number, fallback: number, what: string): number =>
+      args[i] === undefined || args[i] === ""
+        ? fallback
+        : parseCount(args[i], `--compressor ${name} ${what}`);
+    switch (name) {
+      case "gzip":
+        return { name: "gzip", configuration: { level: num(0, 5, "level") } };
+      case "zstd":
+        return { name: "zstd", configuration: { level: num(0, 3, "level"), checksum: false } };
+      case "crc32c":
+        return { name: "crc32c" };
+      case "blosc": {
+        const shuffle = args[2] ?? (itemSize > 1 ? "shuffle" : "bitshuffle");
+        if (!BLOSC_SHUFFLE.includes(shuffle))
+          throw new UsageError(
+            `--compressor blosc shuffle must be one of ${BLOSC_SHUFFLE.join(", ")}`,
+          );
+        return {
+          name: "blosc",
+          configuration: {
+            cname: args[0] || "zstd",
+            clevel: num(1, 5, "clevel"),
+            shuffle,
+            typesize: itemSize,
+            blocksize: 0,
+          },
+        };
+      }
+      default:
+        throw new UsageError(
+          `--compressor: unknown "${part}" (use none, gzip[:LEVEL], zstd[:LEVEL], blosc[:CNAME[:CLEVEL[:SHUFFLE]]], crc32c)`,
+        );
+    }
+  });
+}
+
+/** Splits a codec list at its array→bytes codec. */
+export function splitCodecs(codecs: readonly JsonObject[]): {
+  arrayToArray: JsonObject[];
+  serializer: JsonObject | undefined;
+  bytesToBytes: JsonObject[];
+} {
+  const i = codecs.findIndex((c) => ARRAY_TO_BYTES.has(c.name as string));
+  if (i < 0) return { arrayToArray: [...codecs], serializer: undefined, bytesToBytes: [] };
+  return {
+    arrayToArray: codecs.slice(0, i),
+    serializer: codecs[i],
+    bytesToBytes: codecs.slice(i + 1),
+  };
+}
+
+/** The v3 form of one codec entry of a v2 array (as core presents it), or `undefined`. */
+function v3CodecOfV2(entry: JsonObject, itemSize: number): JsonObject | undefined {
+  const name = entry.name as string;
+  const config = (entry.configuration ?? {}) as JsonObject;
+  if (ARRAY_TO_BYTES.has(name) || name === "transpose") return entry;
+  if (name === "gzip") return { name, configuration: { level: config.level ?? 1 } };
+  if (name === "zstd")
+    return {
+      name,
+      configuration: { level: config.level ?? 1, checksum: config.checksum ?? false },
+    };
+  if (name === "blosc") {
+    let shuffle = typeof config.shuffle === "number" ? config.shuffle : 1;
+    if (shuffle === -1) shuffle = itemSize === 1 ? 2 : 1;
+    return {
+      name,
+      configuration: {
+        cname: config.cname ?? "lz4",
+        clevel: config.clevel ?? 5,
+        shuffle: BLOSC_SHUFFLE[shuffle] ?? "shuffle",
+        typesize: itemSize,
+        blocksize: config.blocksize ?? 0,
+      },
+    };
+  }
+  if (name === "json2") return undefined;
+  return {
+    name: name.startsWith("numcodecs.") ? name : `numcodecs.${name}`,
+    configuration: config,
+  };
+}
+
+/** Item size at the array→bytes codec (after array→array filters such as `astype`). */
+function itemSizeAtBytes(array: ZarrArray): number {
+  let spec = array.codecs.spec;
+  for (const c of array.codecs.arrayToArray) spec = c.encodedSpec(spec);
+  return spec.dataType.itemSize ?? 1;
+}
+
+/** The layout of an existing array (v2 arrays described in v3 terms). */
+export function layoutOf(array: ZarrArray): Layout {
+  let codecs = array.codecs.toJSON() as JsonObject[];
+  let chunks = [...array.chunkShape];
+  let shards: number[] | undefined;
+  if (codecs.length === 1 && codecs[0].name === "sharding_indexed") {
+    const config = codecs[0].configuration as { chunk_shape: number[]; codecs: JsonObject[] };
+    shards = chunks;
+    chunks = [...config.chunk_shape];
+    codecs = config.codecs;
+  }
+  let dimensionNames = array.dimensionNames ? [...array.dimensionNames] : undefined;
+  if (array.zarrFormat === 2) {
+    const itemSize = itemSizeAtBytes(array);
+    const mapped = codecs.map((c) => v3CodecOfV2(c, itemSize));
+    if (mapped.some((c) => c === undefined)) {
+      throw new UnsupportedError(
+        `${array.path || "/"}: codecs ${JSON.stringify(codecs.map((c) => c.name))} have no v3 form`,
+        { path: array.path },
+      );
+    }
+    codecs = mapped as JsonObject[];
+    const dims = array.attrs._ARRAY_DIMENSIONS;
+    if (
+      !dimensionNames &&
+      Array.isArray(dims) &&
+      dims.length === array.ndim &&
+      dims.every((d) => typeof d === "string")
+    )
+      dimensionNames = dims as string[];
+  }
+  const sep = (array.chunkKeyEncoding.toJSON() as JsonObject).configuration as
+    | JsonObject
+    | undefined;
+  return {
+    format: array.zarrFormat,
+    shape: [...array.shape],
+    dataType: array.dataType.toJSON(),
+    fillValue: array.dataType.fillValueToJSON(array.fillValue),
+    chunks,
+    shards,
+    codecs,
+    chunkKeyEncoding:
+      array.zarrFormat === 3
+        ? (array.chunkKeyEncoding.toJSON() as Layout["chunkKeyEncoding"])
+        : undefined,
+    separator: array.zarrFormat === 2 ? ((sep?.separator as "." | "/") ?? ".") : undefined,
+    dimensionNames,
+    attributes: { ...array.attrs },
+  };
+}
+
+/** Layout flags shared by `zarr create` and `zarr copy`. */
+export const LAYOUT_FLAGS = {
+  format: { type: "string" },
+  chunks: { type: "string" },
+  shards: { type: "string" },
+  compressor: { type: "string" },
+  codecs: { type: "string" },
+  endian: { type: "string" },
+  order: { type: "string" },
+  separator: { type: "string" },
+} as const;
+
+/** Help text for {@link LAYOUT_FLAGS}. */
+export const LAYOUT_HELP = `layout options:
+  --format 2|3             Zarr format of the result
+  --chunks 100,100         chunk shape (the inner chunks when sharded)
+  --shards 1000,1000|none  shard shape (v3 sharding_indexed, index with crc32c), or none
+  --compressor SPEC        none, gzip[:LEVEL], zstd[:LEVEL], blosc[:CNAME[:CLEVEL[:SHUFFLE]]],
+                           crc32c; join with + (e.g. zstd:3+crc32c)
+  --codecs JSON            the whole v3 codec list of a chunk (inner chunk when sharded)
+  --endian little|big      byte order of the bytes codec
+  --order C|F              memory order inside chunks (F adds a transpose codec)
+  --separator /|.          chunk key separator`;
+
+/** Applies layout flags to a layout (in place) and returns it. */
+export function applyLayoutFlags(
+  layout: Layout,
+  values: Record<string, unknown>,
+  sourceFormat: 2 | 3,
+): Layout {
+  const get = (name: string) =>
+    typeof values[name] === "string" ? (values[name] as string) : undefined;
+  const format = get("format");
+  if (format !== undefined) {
+    if (format !== "2" && format !== "3")
+      throw new UsageError(`--format must be 2 or 3, got "${format}"`);
+    layout.format = Number(format) as 2 | 3;
+  }
+  const ndim = layout.shape.length;
+  const dims = (text: string, option: string) => {
+    const list = parseIntList(text, option);
+    if (list.length !== ndim)
+      throw new UsageError(
+        `${option} needs ${ndim} values (one per dimension), got ${list.length}`,
+      );
+    return list;
+  };
+  const chunks = get("chunks");
+  if (chunks !== undefined) layout.chunks = dims(chunks, "--chunks");
+  const shards = get("shards");
+  if (shards !== undefined)
+    layout.shards = shards === "none" ? undefined : dims(shards, "--shards");
+  const codecs = get("codecs");
+  const dataType = resolveDataType(layout.dataType, "data_type");
+  if (codecs !== undefined) {
+    const list = parseJsonOption(codecs, "--codecs");
+    if (
+      !Array.isArray(list) ||
+      list.some((c) => typeof c !== "object" || c === null || Array.isArray(c))
+    )
+      throw new UsageError("--codecs must be a JSON list of codec objects");
+    layout.codecs = list as JsonObject[];
+  }
+  let { arrayToArray, serializer, bytesToBytes } = splitCodecs(layout.codecs);
+  serializer ??= serializerFor(layout.dataType);
+  const compressor = get("compressor");
+  if (compressor !== undefined) bytesToBytes = parseCompressor(compressor, dataType.itemSize ?? 1);
+  const endian = get("endian");
+  if (endian !== undefined) {
+    if (endian !== "little" && endian !== "big")
+      throw new UsageError(`--endian must be little or big, got "${endian}"`);
+    if (serializer.name === "bytes" && (dataType.itemSize ?? 1) > 1)
+      serializer = { name: "bytes", configuration: { endian } };
+  }
+  const order = get("order");
+  if (order !== undefined) {
+    if (order !== "C" && order !== "F")
+      throw new UsageError(`--order must be C or F, got "${order}"`);
+    arrayToArray = arrayToArray.filter((c) => c.name !== "transpose");
+    if (order === "F" && ndim > 1)
+      arrayToArray.unshift({
+        name: "transpose",
+        configuration: { order: Array.from({ length: ndim }, (_, i) => ndim - 1 - i) },
+      });
+  }
+  layout.codecs = [...arrayToArray, serializer, ...bytesToBytes];
+  const separator = get("separator");
+  if (separator !== undefined && separator !== "/" && separator !== ".")
+    throw new UsageError(`--separator must be / or ., got "${separator}"`);
+  if (layout.format === 2) {
+    if (layout.shards) {
+      if (shards !== undefined)
+        throw new UsageError("--shards needs --format 3 (v2 has no sharding)");
+      layout.shards = undefined; // v2 holds the inner chunks as chunks
+    }
+    layout.separator = (separator as "." | "/" | undefined) ?? layout.separator ?? ".";
+    layout.chunkKeyEncoding = undefined;
+  } else {
+    if (separator !== undefined || sourceFormat !== 3 || !layout.chunkKeyEncoding)
+      layout.chunkKeyEncoding = { name: "default", configuration: { separator: separator ?? "/" } };
+    layout.separator = undefined;
+  }
+  return layout;
+}
+
+/** The v2 `.zarray` fields for a layout; falls back to bytes + compressor when the codecs have no v2 form. */
+function zarrayFor(layout: Layout, path: string, note: (s: string) => void): JsonObject {
+  const dataType = resolveDataType(layout.dataType, `${path}: data_type`);
+  const meta = (codecs: JsonObject[]) => ({
+    zarr_format: 3 as const,
+    node_type: "array" as const,
+    shape: layout.shape,
+    data_type: layout.dataType,
+    chunk_grid: { name: "regular", configuration: { chunk_shape: layout.chunks } },
+    chunk_key_encoding: { name: "v2", configuration: { separator: layout.separator ?? "." } },
+    fill_value: layout.fillValue,
+    codecs,
+    attributes: {},
+    extra: {},
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: ArrayMetadataV3 is structurally what zarrayOfV3 reads.
+  const tryCodecs = (codecs: JsonObject[]) => zarrayOfV3(meta(codecs) as any, dataType);
+  let z = tryCodecs(layout.codecs);
+  if (!z) {
+    const { serializer, bytesToBytes } = splitCodecs(layout.codecs);
+    const last = bytesToBytes
+      .filter((c) => ["gzip", "zstd", "blosc"].includes(c.name as string))
+      .pop();
+    const fallback = [serializer ?? serializerFor(layout.dataType), ...(last ? [last] : [])];
+    z = tryCodecs(fallback) ?? tryCodecs([serializerFor(layout.dataType)]);
+    if (!z)
+      throw new UnsupportedError(
+        `${path || "/"}: data type ${JSON.stringify(layout.dataType)} has no v2 form`,
+        {
+          path,
+        },
+      );
+    note(
+      `${path || "/"}: codecs ${layout.codecs.map((c) => c.name).join(", ")} have no v2 form; writing ${[
+        ...((z.filters as JsonObject[] | null) ?? []).map((f) => f.id),
+        z.compressor ? (z.compressor as JsonObject).id : "no compressor",
+      ].join(", ")}`,
+    );
+  }
+  return z;
+}
+
+/** Writes a layout's metadata at `path` and returns the array. */
+export async function writeLayout(
+  store: AnyStore | Store,
+  path: string,
+  layout: Layout,
+  options: { overwrite?: boolean; note?: (s: string) => void } = {},
+): Promise<ZarrArray> {
+  const attributes = { ...layout.attributes };
+  if (layout.format === 2) {
+    const z = zarrayFor(layout, path, options.note ?? (() => {}));
+    if (layout.dimensionNames?.every((d) => typeof d === "string"))
+      attributes._ARRAY_DIMENSIONS = layout.dimensionNames as string[];
+    return createArrayV2(store, path, {
+      shape: layout.shape,
+      chunks: z.chunks as number[],
+      dtype: z.dtype as JsonValue,
+      compressor: z.compressor as JsonObject | null,
+      filters: z.filters as JsonObject[] | null,
+      fillValue: z.fill_value,
+      order: z.order as "C" | "F",
+      dimensionSeparator: layout.separator ?? ".",
+      attributes,
+      overwrite: options.overwrite,
+    });
+  }
+  // v2 keeps dimension names in the xarray attribute; v3 has a field for them.
+  if (
+    layout.dimensionNames &&
+    JSON.stringify(attributes._ARRAY_DIMENSIONS) === JSON.stringify(layout.dimensionNames)
+  )
+    delete attributes._ARRAY_DIMENSIONS;
+  const codecs: JsonObject[] = layout.shards
+    ? [
+        {
+          name: "sharding_indexed",
+          configuration: {
+            chunk_shape: layout.chunks,
+            codecs: layout.codecs,
+            index_codecs: INDEX_CODECS,
+            index_location: "end",
+          },
+        },
+      ]
+    : layout.codecs;
+  // JSON forms with strings ("NaN", "0x7fc00001") keep their exact bits through the
+  // metadata parser; other values (numbers, byte lists) go in as parsed scalars.
+  const fv = layout.fillValue;
+  const jsonForm =
+    typeof fv === "string" || (Array.isArray(fv) && fv.some((v) => typeof v === "string"));
+  const fillValue =
+    fv === null || jsonForm
+      ? fv
+      : resolveDataType(layout.dataType, "data_type").parseFillValue(fv, `${path}: fill_value`)
+          .value;
+  return createArray(store, path, {
+    shape: layout.shape,
+    dataType: layout.dataType,
+    chunkShape: layout.shards ?? layout.chunks,
+    fillValue,
+    codecs,
+    chunkKeyEncoding: layout.chunkKeyEncoding,
+    dimensionNames: layout.dimensionNames,
+    attributes,
+    overwrite: options.overwrite,
+  });
+}
