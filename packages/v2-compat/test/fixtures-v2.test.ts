@@ -6,7 +6,7 @@ import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
 import "../src/register.js";
 import { join } from "node:path";
-import { type NDArray, open, openArray, openGroup } from "@zarr/core";
+import { open, openArray, openGroup } from "@zarr/core";
 import {
   fixturesSkipReason,
   haveFixtures,
@@ -15,24 +15,10 @@ import {
   zarritaFixtures,
 } from "@zarr/test-utils";
 import { describe, expect, it } from "vitest";
-import { hasJsonValue } from "../src/index.js";
+import { plain } from "./helpers.js";
 
 const present = haveFixtures();
 if (!present) console.warn(fixturesSkipReason);
-
-/** Element values as expected-v2.json holds them. */
-export function plain(a: NDArray): unknown[] {
-  const n = a.shape.reduce((x, y) => x * y, 1);
-  const out: unknown[] = [];
-  for (let i = 0; i < n; i++) {
-    const v = a.dataType.getScalar(a.data, i);
-    if (hasJsonValue(a.dataType)) out.push(a.dataType.toJSONValue(v));
-    else if (a.dataType.kind === "bool") out.push(Boolean(v));
-    else if (typeof v === "bigint") out.push(Number(v));
-    else out.push(v);
-  }
-  return out;
-}
 
 describe.skipIf(!present)("zarrita v2 fixtures", () => {
   const expected = present ? loadExpected(2) : {};

@@ -41,3 +41,17 @@ export function fromJsonValues(dt: DataType, values: unknown[]): NDArray["data"]
   });
   return data;
 }
+
+/** Element values as expected-v2.json holds them. */
+export function plain(a: NDArray): unknown[] {
+  const n = a.shape.reduce((x, y) => x * y, 1);
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    const v = a.dataType.getScalar(a.data, i);
+    if (hasJsonValue(a.dataType)) out.push(a.dataType.toJSONValue(v));
+    else if (a.dataType.kind === "bool") out.push(Boolean(v));
+    else if (typeof v === "bigint") out.push(Number(v));
+    else out.push(v);
+  }
+  return out;
+}
