@@ -67,6 +67,7 @@ export class CountingStore implements AnyStore {
   readonly list?: AnyStore["list"];
   readonly listPrefix?: AnyStore["listPrefix"];
   readonly listDir?: AnyStore["listDir"];
+  readonly close?: AnyStore["close"];
 
   /**
    * @param inner - the store to count.
@@ -88,6 +89,7 @@ export class CountingStore implements AnyStore {
       };
     }
     if (inner.getSize) this.getSize = inner.getSize.bind(inner);
+    if (inner.close) this.close = inner.close.bind(inner);
     if (inner.set) {
       const f = inner.set.bind(inner);
       this.set = (key: string, value: Uint8Array, opts?: StoreOptions) => {

@@ -101,6 +101,10 @@ class ResolvedStore implements Store {
     this.listable = typeof inner.list === "function";
   }
 
+  async close(): Promise<void> {
+    if (typeof this.inner.close === "function") await this.inner.close();
+  }
+
   async get(key: string, range?: ByteRange, options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
     validateKey(key);

@@ -57,6 +57,11 @@ export interface ReadableStore {
   ): Promise<(Uint8Array | undefined)[]>;
   /** Size in bytes of a value, or `undefined` when missing (used to resolve suffix ranges). */
   getSize?(key: string, options?: StoreOptions): Promise<number | undefined>;
+  /**
+   * Releases what the store holds open (file handles, connections, pending
+   * uploads). Optional: stores that hold nothing omit it.
+   */
+  close?(): Promise<void>;
 }
 
 /** Write operations. `set` and `erase` are required for a store to count as writable. */
@@ -114,4 +119,6 @@ export interface Store {
   list(options?: StoreOptions): AsyncIterable<string>;
   listPrefix(prefix: string, options?: StoreOptions): AsyncIterable<string>;
   listDir(prefix: string, options?: StoreOptions): Promise<DirListing>;
+  /** Calls the wrapped store's `close` when it has one. */
+  close(): Promise<void>;
 }

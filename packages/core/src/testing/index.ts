@@ -11,6 +11,7 @@
  */
 
 export { ConformanceFailure } from "./assert.js";
+export { codecTestContext } from "./codec-context.js";
 export {
   type ConformanceCase,
   type StoreConformanceOptions,
