@@ -140,7 +140,7 @@ class LengthEncoder {
 
 /** How hard to look for matches: chain depth per preset level. */
 function chainDepth(preset: number): number {
-  return preset <= 1 ? 4 : preset <= 3 ? 12 : preset <= 6 ? 32 : 96;
+  return preset <= 1 ? 4 : preset <= 3 ? 8 : preset <= 6 ? 16 : 48;
 }
 
 /** The encoder over one input buffer; `encode` may be called for consecutive ranges (LZMA2 chunks). */
