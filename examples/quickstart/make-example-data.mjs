@@ -1,13 +1,16 @@
 // Regenerates examples/data/weather.zarr, the small dataset the README's main
-// job inspects. Deterministic: running it twice gives the same bytes.
+// job inspects: a v3 hierarchy (sharding + blosc, gzip, a string array) with a
+// v2 group inside. Deterministic: running it twice gives the same bytes.
 import "@zarr/codec-blosc/register";
 import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
+import "@zarr/v2-compat/register";
 import { rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createArray, createGroup } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
+import { createArrayV2, createGroupV2 } from "@zarr/v2-compat";
 
 const target = join(dirname(fileURLToPath(import.meta.url)), "../data/weather.zarr");
 await rm(target, { recursive: true, force: true });
@@ -74,5 +77,34 @@ const stations = await createArray(store, "stations", {
   codecs: [{ name: "vlen-utf8" }, { name: "zstd", configuration: { level: 3, checksum: true } }],
 });
 await stations.set(null, ["Reykjavík", "Tromsø", "São Paulo", "東京", "Nairobi"]);
+
+// A Zarr v2 group inside the v3 hierarchy (as zarr-python 2 writes it): surface pressure
+// as int16 hPa×10 with a delta filter and zlib, F order; station ids as big-endian int64.
+await createGroupV2(store, "legacy", { attributes: { source: "written as Zarr v2" } });
+// v2 creation adds a .zgroup at every ancestor without one; the root is the v3 group.
+await store.erase(".zgroup");
+const pressure = await createArrayV2(store, "legacy/pressure", {
+  shape: [T, Y, X],
+  chunks: [6, 16, 16],
+  dtype: "<i2",
+  order: "F",
+  fillValue: 0,
+  filters: [{ id: "delta", dtype: "<i2" }],
+  compressor: { id: "zlib", level: 5 },
+  attributes: { units: "hPa*10", _ARRAY_DIMENSIONS: ["time", "lat", "lon"] },
+});
+const p = new Int16Array(T * Y * X);
+for (let k = 0; k < T; k++)
+  for (let j = 0; j < Y; j++)
+    for (let i = 0; i < X; i++)
+      p[(k * Y + j) * X + i] = 10130 + ((j * 7 + i * 3 + k * 11) % 97) - 48;
+await pressure.set(null, p);
+const ids = await createArrayV2(store, "legacy/station_ids", {
+  shape: [5],
+  chunks: [5],
+  dtype: ">i8",
+  compressor: { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 },
+});
+await ids.set(null, new BigInt64Array([4030n, 1026n, 83780n, 47662n, 63741n]));
 
 console.log(`wrote ${target}`);

@@ -107,7 +107,8 @@ ${STORE_HELP}
 examples:
   zarr set data.zarr temperature --select "0,:,:" --value NaN
   zarr set data.zarr temperature --select "0:2" --from block.npy
-  zarr set data.zarr names --select 3 --value '"Oslo"'`,
+  zarr set data.zarr names --select 3 --value '"Oslo"'
+  zarr set data.zarr offsets --select -1 --value=-7     (negative numbers: use --value=)`,
   options: {
     select: { type: "string", short: "s" },
     value: { type: "string" },

@@ -1,0 +1,348 @@
+// Every zarr command against fixtures and files written here: output, exit
+// codes, help, verify on corrupted data, serve over HTTP, EPIPE.
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { COMMANDS, decodeNpy, encodeNpy, main, serveStore } from "@zarr/cli";
+import { createArray, float32, openArray, resolveStore } from "@zarr/core";
+import { FileSystemStore } from "@zarr/store-fs";
+import { fixturesSkipReason, haveFixtures, repoRoot, zarritaFixtures } from "@zarr/test-utils";
+import { afterAll, describe, expect, it } from "vitest";
+
+const bin = join(repoRoot, "node_modules/.bin/zarr");
+const example = join(repoRoot, "examples/data/weather.zarr");
+const dir = mkdtempSync(join(tmpdir(), "zarr-cli-cmd-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(
+    argv,
+    (s) => out.push(s),
+    (s) => err.push(s),
+  );
+  return { code, out: out.join("\n"), err: err.join("\n") };
+}
+
+const present = haveFixtures();
+if (!present) console.warn(fixturesSkipReason);
+
+describe("help, version and usage", () => {
+  it("every command has --help with examples, exit 0", async () => {
+    for (const c of COMMANDS) {
+      const r = await run(c.name, "--help");
+      expect(r.code, c.name).toBe(0);
+      expect(r.out, c.name).toMatch(new RegExp(`^usage: zarr ${c.name} `));
+      expect(r.out, c.name).toMatch(/\nexamples:\n {2}zarr /);
+    }
+    const top = await run("--help");
+    expect(top.code).toBe(0);
+    for (const c of COMMANDS) expect(top.out).toContain(`  ${c.name} `);
+    expect((await run("help", "copy")).out).toBe(COMMANDS.find((c) => c.name === "copy")?.help);
+  });
+  it("--version, no command, unknown command and option", async () => {
+    expect((await run("--version")).out).toMatch(/^\d+\.\d+\.\d+/);
+    expect((await run()).code).toBe(1);
+    const unknown = await run("frobnicate");
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toMatch(/^zarr: usage: unknown command "frobnicate"/);
+    expect((await run("tree", example, "--select", "1")).code).toBe(1);
+    expect((await run("set", example)).code).toBe(1);
+  });
+});
+
+describe("info, tree and get on the bundled example", () => {
+  it("tree", async () => {
+    const r = await run("tree", example);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(
+      [
+        "/",
+        "├── legacy",
+        "│   ├── pressure [12, 32, 48] int16",
+        "│   └── station_ids [5] int64",
+        "├── masks",
+        "│   └── land [32, 48] bool",
+        "├── stations [5] string",
+        "└── temperature [12, 32, 48] float32",
+      ].join("\n"),
+    );
+  });
+  it("info shows chunk and shard shapes, codecs, stored chunks and bytes", async () => {
+    const r = await run("info", example, "temperature", "--json");
+    const info = JSON.parse(r.out);
+    expect(info).toMatchObject({
+      node_type: "array",
+      zarr_format: 3,
+      shape: [12, 32, 48],
+      data_type: "float32",
+      chunk_shape: [3, 8, 8],
+      shard_shape: [6, 16, 24],
+      fill_value: "NaN",
+      dimension_names: ["time", "lat", "lon"],
+      stored_chunks: "8 of 8",
+    });
+    expect(info.compression_ratio).toBeGreaterThan(1);
+    const legacy = JSON.parse((await run("info", example, "legacy/pressure", "--json")).out);
+    expect(legacy.zarr_format).toBe(2);
+    const text = await run("info", example, "legacy");
+    expect(text.out).toMatch(/^path +\/legacy\nnode_type +group\nzarr_format +2/);
+  });
+  it("get --csv, --npy and --out", async () => {
+    const csv = await run("get", example, "stations", "--csv");
+    expect(csv.out).toBe("Reykjavík,Tromsø,São Paulo,東京,Nairobi");
+    const grid = await run("get", example, "masks/land", "--select", "12:14,26:30", "--csv");
+    expect(grid.out).toBe("true,true,false,false\ntrue,true,false,false");
+    const npy = join(dir, "t.npy");
+    expect(
+      (await run("get", example, "temperature", "--select", "0,:2,:3", "--npy", npy)).code,
+    ).toBe(0);
+    const parsed = decodeNpy(new Uint8Array(readFileSync(npy)), npy);
+    expect(parsed).toMatchObject({ descr: "<f4", fortranOrder: false, shape: [2, 3] });
+    const json = JSON.parse(
+      (await run("get", example, "temperature", "--select", "0,:2,:3", "--json")).out,
+    );
+    expect(Array.from(new Float32Array(parsed.body.slice().buffer))).toEqual(
+      json.data.map((v: number) => Math.fround(v)),
+    );
+    expect((await run("get", example, "stations", "--npy", npy)).code).toBe(1);
+  });
+});
+
+describe("set and create", () => {
+  it("create from flags (v3 and v2), from a metadata document, groups", async () => {
+    const store = join(dir, "made.zarr");
+    const r = await run(
+      "create",
+      store,
+      "t",
+      "--shape",
+      "6,8",
+      "--dtype",
+      "float32",
+      "--chunks",
+      "2,4",
+      "--shards",
+      "6,8",
+      "--compressor",
+      "blosc:lz4:5:shuffle",
+      "--fill-value",
+      "NaN",
+      "--dimension-names",
+      "y,x",
+      "--attrs",
+      '{"units": "K"}',
+    );
+    expect(r.err).toBe("");
+    expect(r.out).toBe("created array /t");
+    const meta = JSON.parse(readFileSync(join(store, "t/zarr.json"), "utf8"));
+    expect(meta).toMatchObject({
+      shape: [6, 8],
+      data_type: "float32",
+      fill_value: "NaN",
+      dimension_names: ["y", "x"],
+      attributes: { units: "K" },
+      chunk_grid: { configuration: { chunk_shape: [6, 8] } },
+    });
+    expect(meta.codecs[0].configuration.codecs[1]).toMatchObject({
+      name: "blosc",
+      configuration: { cname: "lz4", typesize: 4 },
+    });
+
+    expect(
+      (
+        await run(
+          "create",
+          store,
+          "v2",
+          "--format",
+          "2",
+          "--shape",
+          "10",
+          "--dtype",
+          ">i4",
+          "--chunks",
+          "5",
+          "--compressor",
+          "zstd:3",
+        )
+      ).code,
+    ).toBe(0);
+    const zarray = JSON.parse(readFileSync(join(store, "v2/.zarray"), "utf8"));
+    expect(zarray).toMatchObject({
+      dtype: ">i4",
+      chunks: [5],
+      compressor: { id: "zstd", level: 3 },
+      order: "C",
+    });
+
+    expect((await run("create", store, "g/sub", "--group", "--attrs", '{"a": 1}')).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(store, "g/sub/zarr.json"), "utf8")).attributes).toEqual({
+      a: 1,
+    });
+
+    const doc = join(dir, "doc.json");
+    writeFileSync(doc, readFileSync(join(store, "t/zarr.json")));
+    expect((await run("create", store, "t2", "--metadata", doc)).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(store, "t2/zarr.json"), "utf8"))).toEqual(meta);
+
+    const exists = await run("create", store, "t", "--shape", "1", "--dtype", "int8");
+    expect(exists.code).toBe(2);
+    expect(exists.err).toMatch(/ContainsNodeError: .*"t"/);
+    expect(
+      (await run("create", store, "bad", "--shape", "4", "--dtype", "float32", "--chunks", "0"))
+        .code,
+    ).toBe(1);
+  });
+
+  it("set --value and --from (.npy and raw), read back with get", async () => {
+    const store = join(dir, "made.zarr");
+    expect((await run("set", store, "t", "--select", "0", "--value", "1.5")).code).toBe(0);
+    const npy = join(dir, "block.npy");
+    const block = new Float32Array([1, 2, 3, 4]);
+    writeFileSync(npy, encodeNpy(float32, block, [2, 2]));
+    expect((await run("set", store, "t", "--select", "1:3,:2", "--from", npy)).code).toBe(0);
+    const raw = join(dir, "row.bin");
+    writeFileSync(raw, new Uint8Array(new Float32Array([9, 8, 7, 6, 5, 4, 3, 2]).buffer));
+    expect((await run("set", store, "t", "--select", "5", "--from", raw)).code).toBe(0);
+    const got = JSON.parse((await run("get", store, "t", "--select", "::1,:2", "--json")).out);
+    expect(got.data).toEqual([1.5, 1.5, 1, 2, 3, 4, "NaN", "NaN", "NaN", "NaN", 9, 8]);
+    expect((await run("set", store, "v2", "--value=-7")).code).toBe(0);
+    expect(JSON.parse((await run("get", store, "v2", "--select", "9", "--json")).out).data).toEqual(
+      [-7],
+    );
+    const wrongShape = await run("set", store, "t", "--select", "0", "--from", npy);
+    expect(wrongShape.code).toBe(1);
+    expect(wrongShape.err).toMatch(/block\.npy: shape \(2, 2\) does not fit/);
+    expect((await run("set", store, "t", "--value", "1", "--from", raw)).code).toBe(1);
+  });
+});
+
+describe.skipIf(!present)("verify", () => {
+  it("passes on a good copy; names the corrupted chunk and the unexpected key, exit 2", async () => {
+    const store = join(dir, "verify.zarr");
+    cpSync(join(zarritaFixtures, "v3/data.zarr"), store, { recursive: true });
+    const ok = await run("verify", store);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/^ok: \d+ chunks in \d+ arrays decoded; 0 corrupt, 0 unexpected keys$/);
+
+    // Flip a byte inside a gzip stream, and inside a shard whose index has a crc32c.
+    const gz = join(store, "1d.contiguous.gzip.i2/c/0");
+    const bytes = readFileSync(gz);
+    bytes[bytes.length - 6] ^= 0xff;
+    writeFileSync(gz, bytes);
+    const shard = join(store, "2d.contiguous.compressed.sharded.i2/c/0/0");
+    const sb = readFileSync(shard);
+    sb[sb.length - 5] ^= 0x01;
+    writeFileSync(shard, sb);
+    writeFileSync(join(store, "1d.contiguous.raw.i2/c/junk"), "x");
+
+    const bad = await run("verify", store);
+    expect(bad.code).toBe(2);
+    const lines = bad.out.split("\n");
+    expect(lines.filter((l) => l.startsWith("corrupt")).map((l) => l.split(/\s+/)[1])).toEqual([
+      "1d.contiguous.gzip.i2/c/0:",
+      "2d.contiguous.compressed.sharded.i2/c/0/0:",
+    ]);
+    expect(lines).toContain("unexpected  1d.contiguous.raw.i2/c/junk");
+    expect(lines.at(-1)).toMatch(/^FAILED: .* 2 corrupt, 1 unexpected keys$/);
+    const json = JSON.parse((await run("verify", store, "1d.contiguous.gzip.i2", "--json")).out);
+    expect(json.corrupt).toEqual([
+      { key: "1d.contiguous.gzip.i2/c/0", reason: expect.any(String) },
+    ]);
+  });
+});
+
+describe("serve", () => {
+  it("serves keys with Range (incl. suffix), CORS and 404", async () => {
+    const store = resolveStore(new FileSystemStore(example));
+    const { server, url } = await serveStore(store);
+    try {
+      const doc = await fetch(`${url}temperature/zarr.json`);
+      expect(doc.status).toBe(200);
+      expect(doc.headers.get("access-control-allow-origin")).toBe("*");
+      expect((await doc.json()).node_type).toBe("array");
+      const key = "temperature/c/0/0/0";
+      const whole = new Uint8Array(await (await fetch(url + key)).arrayBuffer());
+      const part = await fetch(url + key, { headers: { Range: "bytes=2-9" } });
+      expect(part.status).toBe(206);
+      expect(part.headers.get("content-range")).toBe(`bytes 2-9/${whole.length}`);
+      expect(new Uint8Array(await part.arrayBuffer())).toEqual(whole.subarray(2, 10));
+      const suffix = await fetch(url + key, { headers: { Range: "bytes=-16" } });
+      expect(new Uint8Array(await suffix.arrayBuffer())).toEqual(whole.subarray(whole.length - 16));
+      expect((await fetch(url + key, { headers: { Range: "bytes=99999999-" } })).status).toBe(416);
+      expect((await fetch(`${url}nope`)).status).toBe(404);
+      expect((await fetch(`${url}..%2F..%2Fetc%2Fpasswd`)).status).toBe(404);
+      const pre = await fetch(url + key, { method: "OPTIONS" });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get("access-control-allow-headers")).toMatch(/range/);
+      // A v3 array opens through the HTTP store over the served URL.
+      const r = await run("get", url, "temperature", "--select", "0,0,:3", "--json");
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.out).shape).toEqual([3]);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("the bin prints the URL and stops on SIGTERM", async () => {
+    const child = spawn(bin, ["serve", example], { stdio: ["ignore", "pipe", "pipe"] });
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (d) => {
+        const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(String(d));
+        if (m) resolve(m[1]);
+      });
+      child.on("error", reject);
+    });
+    expect((await fetch(`${url}zarr.json`)).status).toBe(200);
+    const exit = new Promise<number | null>((resolve) =>
+      child.on("close", (code) => resolve(code)),
+    );
+    child.kill("SIGTERM");
+    expect(await exit).toBe(0);
+  }, 15_000);
+});
+
+describe("process behaviour", () => {
+  it("EPIPE: `zarr get … --csv | head -1` exits quietly", async () => {
+    const store = join(dir, "big.zarr");
+    const a = await createArray(new FileSystemStore(store), "a", {
+      shape: [200000],
+      dataType: "int32",
+      chunkShape: [50000],
+    });
+    await a.set(null, 123456);
+    const r = spawnSync(
+      "sh",
+      [
+        "-c",
+        `"${bin}" get "${store}" a --csv --select 0:200000 | head -c 10; exit \${PIPESTATUS:-0}`,
+      ],
+      {
+        encoding: "utf8",
+      },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toBe("123456,123");
+  });
+
+  it("errors are one line; --debug adds the stack; NO_COLOR and pipes get no escapes", () => {
+    const r = spawnSync(bin, ["info", join(dir, "missing.zarr")], {
+      encoding: "utf8",
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^zarr: NodeNotFoundError: no array or group at "\/"\n$/);
+    const d = spawnSync(bin, ["info", join(dir, "missing.zarr"), "--debug"], { encoding: "utf8" });
+    expect(d.stderr.split("\n").length).toBeGreaterThan(3);
+    expect(d.stderr).toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, "missing.zarr"))).toBe(false);
+  });
+
+  it("open arrays written by the CLI with the library", async () => {
+    const a = await openArray(new FileSystemStore(join(dir, "made.zarr")), "t");
+    expect(a.shape).toEqual([6, 8]);
+  });
+});
