@@ -11,7 +11,7 @@ import { bzip2Compress } from "../src/compress/bzip2-encode.js";
 import { lzmaCompress } from "../src/compress/lzma-encode.js";
 import { lzmaDecompress, type RawChain } from "../src/compress/lzma-formats.js";
 import { CHECK_CRC32, CHECK_CRC64, CHECK_NONE, CHECK_SHA256 } from "../src/compress/xz.js";
-import { createArrayV2 } from "../src/index.js";
+import { convertV2ToV3, createArrayV2 } from "../src/index.js";
 
 const LIMIT = 1 << 24;
 
@@ -254,6 +254,31 @@ describe("codec configuration (numcodecs BZ2 / LZMA)", () => {
     }
     const zarray = new TextDecoder().decode(await store.get("r/.zarray"));
     expect(zarray).toContain('"id": 4611686018427387905');
+  });
+  it("convertV2ToV3 keeps the chunks: numcodecs.bz2 / numcodecs.lzma in zarr.json", async () => {
+    const store = new MemoryStore();
+    const values = Int32Array.from({ length: 100 }, (_, i) => i - 50);
+    const cases: [string, JsonObject][] = [
+      ["b", { id: "bz2", level: 9 }],
+      ["l", { id: "lzma", format: 3, check: -1, preset: null, filters: [{ id: 2 ** 62, lc: 0 }] }],
+    ];
+    for (const [name, compressor] of cases) {
+      const a = await createArrayV2(store, name, {
+        shape: [100],
+        chunks: [40],
+        dtype: "<i4",
+        compressor,
+      });
+      await a.set(null, { data: values, shape: [100] });
+      const result = await convertV2ToV3(store, name);
+      expect(result.rewritten).toBe(false);
+      const doc = new TextDecoder().decode(await store.get(`${name}/zarr.json`));
+      expect(doc).toContain(`"numcodecs.${compressor.id}"`);
+      await store.erase(`${name}/.zarray`);
+      const b = await openArray(store, name);
+      expect(b.zarrFormat).toBe(3);
+      expect(Array.from((await b.get()).data as Int32Array)).toEqual(Array.from(values));
+    }
   });
   it("rejects bad configurations naming the field", async () => {
     const store = new MemoryStore();
