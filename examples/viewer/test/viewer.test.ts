@@ -1,0 +1,300 @@
+/**
+ * The viewer in a real browser (issue 9): builds the Vite app, serves it and a
+ * gzip-compressed v3 array from a local HTTP server with Range support, drives
+ * Debian's Chromium through playwright-core, and checks the canvas pixels
+ * against the array's values, the chunk keys fetched for each view (only the
+ * chunks under the window), and saves a screenshot (test-results/viewer.png).
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import "@zarr/codec-gzip/register";
+import { createArray, createGroup } from "@zarr/core";
+import { FileSystemStore } from "@zarr/store-fs";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { COLOUR_MAPS, colourIndex } from "../src/colormap.js";
+import { chunksInView, type ViewState } from "../src/view.js";
+import { type LoggedRequest, type StaticServer, startStaticServer } from "./static-server.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const skipReason = existsSync(CHROMIUM)
+  ? undefined
+  : `${CHROMIUM} not found (apt-get install chromium, or set CHROMIUM_PATH): browser test skipped`;
+if (skipReason) console.warn(skipReason);
+
+const viewerDir = fileURLToPath(new URL("..", import.meta.url));
+const SHAPE = [3, 300, 400];
+const CHUNKS = [1, 64, 64];
+/** A chunk left unwritten: it reads as the NaN fill value (drawn transparent). */
+const HOLE = [2, 4, 5];
+
+/** The array's values (float32): smooth waves, different on each z plane. */
+function value(z: number, y: number, x: number): number {
+  return Math.fround(50 * Math.sin(x / 23 + z) * Math.cos(y / 31) + y / 10);
+}
+
+function isInHole(z: number, y: number, x: number): boolean {
+  return [z, y, x].every((c, d) => Math.floor(c / CHUNKS[d]!) === HOLE[d]);
+}
+
+async function writeArray(dir: string): Promise<void> {
+  const store = new FileSystemStore(dir);
+  await createGroup(store, "");
+  const array = await createArray(store, "volume", {
+    shape: SHAPE,
+    dataType: "float32",
+    chunkShape: CHUNKS,
+    fillValue: "NaN",
+    dimensionNames: ["time", "y", "x"],
+    codecs: [
+      { name: "bytes", configuration: { endian: "little" } },
+      { name: "gzip", configuration: { level: 5 } },
+    ],
+  });
+  const [, ny, nx] = SHAPE as [number, number, number];
+  for (let z = 0; z < SHAPE[0]!; z++) {
+    const plane = new Float32Array(ny * nx);
+    for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) plane[y * nx + x] = value(z, y, x);
+    await array.set([z, null, null], plane);
+  }
+  // Erase one chunk so a missing chunk (404) is part of a view.
+  await store.erase(`volume/c/${HOLE.join("/")}`);
+}
+
+/** Expected RGBA bytes of the window [rowStart, +rows) x [colStart, +cols) of plane z. */
+function expectedPixels(
+  z: number,
+  w: { rowStart: number; colStart: number; rows: number; cols: number },
+  lo: number,
+  hi: number,
+  cmap: string,
+): Uint8Array {
+  const table = COLOUR_MAPS[cmap]!;
+  const out = new Uint8Array(w.rows * w.cols * 4);
+  for (let r = 0; r < w.rows; r++) {
+    for (let c = 0; c < w.cols; c++) {
+      const [y, x] = [w.rowStart + r, w.colStart + c];
+      const k = isInHole(z, y, x) ? -1 : colourIndex(value(z, y, x), lo, hi);
+      const p = 4 * (r * w.cols + c);
+      if (k >= 0) out.set([table[3 * k]!, table[3 * k + 1]!, table[3 * k + 2]!, 255], p);
+    }
+  }
+  return out;
+}
+
+async function canvasPixels(
+  page: Page,
+): Promise<{ width: number; height: number; data: Uint8Array }> {
+  const { width, height, base64 } = await page.evaluate(() => {
+    const canvas = document.getElementById("view") as HTMLCanvasElement;
+    const data = canvas.getContext("2d")!.getImageData(0, 0, canvas.width, canvas.height).data;
+    let binary = "";
+    for (let i = 0; i < data.length; i++) binary += String.fromCharCode(data[i]!);
+    return { width: canvas.width, height: canvas.height, base64: btoa(binary) };
+  });
+  return { width, height, data: new Uint8Array(Buffer.from(base64, "base64")) };
+}
+
+/** Counts pixels that differ from `expected`, and describes the first one. */
+function compare(
+  actual: Uint8Array,
+  expected: Uint8Array,
+  cols: number,
+): { mismatches: number; first?: string } {
+  let mismatches = 0;
+  let first: string | undefined;
+  for (let p = 0; p < expected.length; p += 4) {
+    if (
+      actual[p] !== expected[p] ||
+      actual[p + 1] !== expected[p + 1] ||
+      actual[p + 2] !== expected[p + 2] ||
+      actual[p + 3] !== expected[p + 3]
+    ) {
+      mismatches++;
+      first ??= `pixel (${Math.floor(p / 4 / cols)}, ${(p / 4) % cols}): got ${[...actual.subarray(p, p + 4)]}, expected ${[...expected.subarray(p, p + 4)]}`;
+    }
+  }
+  return { mismatches, first };
+}
+
+/** Chunk keys (relative to the array) requested since `from` in the log. */
+function chunkKeysFetched(log: LoggedRequest[], from: number): string[] {
+  const prefix = "/data/demo.zarr/volume/c/";
+  return [
+    ...new Set(
+      log
+        .slice(from)
+        .filter((r) => r.path.startsWith(prefix))
+        .map((r) => `c/${r.path.slice(prefix.length)}`),
+    ),
+  ].sort();
+}
+
+function expectedKeys(state: Partial<ViewState>): string[] {
+  const full: ViewState = {
+    rowAxis: 1,
+    colAxis: 2,
+    indices: [0, 0, 0],
+    rowStart: 0,
+    colStart: 0,
+    maxRows: 256,
+    maxCols: 256,
+    ...state,
+  };
+  return chunksInView(SHAPE, CHUNKS, full)
+    .map((c) => `c/${c.join("/")}`)
+    .sort();
+}
+
+/** Runs `action`, then waits until the viewer finished one more read. */
+async function afterRead(page: Page, action: () => Promise<unknown>): Promise<void> {
+  const generation = () =>
+    page.evaluate(() => Number(document.getElementById("status")?.dataset.generation ?? 0));
+  const before = page.url() === "about:blank" ? 0 : await generation();
+  await action();
+  await page.waitForFunction(
+    (n) => Number(document.getElementById("status")!.dataset.generation ?? 0) > n,
+    before,
+  );
+  const state = await page.locator("#status").getAttribute("data-state");
+  expect(state, (await page.locator("#status").textContent()) ?? "").toBe("ready");
+}
+
+describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
+  let work: string;
+  let server: StaticServer;
+  let context: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "zarr-viewer-"));
+    const appDir = join(work, "app");
+    const vite = join(
+      dirname(createRequire(import.meta.url).resolve("vite/package.json")),
+      "bin/vite.js",
+    );
+    await Promise.all([
+      promisify(execFile)(
+        process.execPath,
+        [vite, "build", "--outDir", appDir, "--logLevel", "warn"],
+        { cwd: viewerDir },
+      ),
+      writeArray(join(work, "demo.zarr")),
+    ]);
+    server = await startStaticServer({ "/app/": appDir, "/data/": work });
+    context = await chromium.launchPersistentContext(join(work, "profile"), {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1000, height: 680 },
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(15_000);
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await server?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it("opens the array from the URL and draws plane 0 with the array's values (16 chunks of 35)", async () => {
+    const from = server.log.length;
+    await afterRead(page, async () => {
+      await page.goto(
+        `${server.origin}/app/index.html?store=/data/demo.zarr&array=volume&min=-60&max=90`,
+      );
+    });
+    expect(chunkKeysFetched(server.log, from)).toEqual(expectedKeys({}));
+    expect(chunkKeysFetched(server.log, from)).toHaveLength(16);
+    const pixels = await canvasPixels(page);
+    expect([pixels.height, pixels.width]).toEqual([256, 256]);
+    const w = { rowStart: 0, colStart: 0, rows: 256, cols: 256 };
+    expect(compare(pixels.data, expectedPixels(0, w, -60, 90, "viridis"), 256)).toEqual({
+      mismatches: 0,
+    });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("the time slider reads only plane 2's chunks in view", async () => {
+    const from = server.log.length;
+    await afterRead(page, () => page.locator("#index-0").fill("2"));
+    expect(chunkKeysFetched(server.log, from)).toEqual(expectedKeys({ indices: [2, 0, 0] }));
+    const pixels = await canvasPixels(page);
+    const w = { rowStart: 0, colStart: 0, rows: 256, cols: 256 };
+    expect(compare(pixels.data, expectedPixels(2, w, -60, 90, "viridis"), 256)).toEqual({
+      mismatches: 0,
+    });
+  });
+
+  it("panning the window reads the chunks under it; the missing chunk draws transparent", async () => {
+    let from = server.log.length;
+    await afterRead(page, () => page.locator("#row-start").fill("44"));
+    expect(chunkKeysFetched(server.log, from)).toEqual(
+      expectedKeys({ indices: [2, 0, 0], rowStart: 44 }),
+    );
+    from = server.log.length;
+    await afterRead(page, () => page.locator("#col-start").fill("144"));
+    const keys = chunkKeysFetched(server.log, from);
+    expect(keys).toEqual(expectedKeys({ indices: [2, 0, 0], rowStart: 44, colStart: 144 }));
+    expect(keys).toContain(`c/${HOLE.join("/")}`);
+    const hole = server.log.slice(from).find((r) => r.path.endsWith(`/c/${HOLE.join("/")}`));
+    expect(hole?.status).toBe(404);
+    const pixels = await canvasPixels(page);
+    const w = { rowStart: 44, colStart: 144, rows: 256, cols: 256 };
+    const expected = expectedPixels(2, w, -60, 90, "viridis");
+    expect(compare(pixels.data, expected, 256)).toEqual({ mismatches: 0 });
+    // The hole's 44 x 64 elements are transparent.
+    let transparent = 0;
+    for (let p = 3; p < pixels.data.length; p += 4) if (pixels.data[p] === 0) transparent++;
+    expect(transparent).toBe(44 * 64);
+  });
+
+  it("changing the colour range and map redraws without reading anything", async () => {
+    const from = server.log.length;
+    await page.locator("#min").fill("-20");
+    await page.locator("#max").fill("40");
+    await page.locator("#cmap").selectOption("diverging");
+    const pixels = await canvasPixels(page);
+    const w = { rowStart: 44, colStart: 144, rows: 256, cols: 256 };
+    expect(compare(pixels.data, expectedPixels(2, w, -20, 40, "diverging"), 256)).toEqual({
+      mismatches: 0,
+    });
+    expect(server.log.slice(from)).toEqual([]);
+  });
+
+  it("saves a screenshot", async () => {
+    await page.locator("#cmap").selectOption("viridis");
+    await page.locator("#auto-range").click();
+    await page.locator("#view").hover({ position: { x: 200, y: 300 } });
+    const outDir = join(viewerDir, "test-results");
+    mkdirSync(outDir, { recursive: true });
+    const file = join(outDir, "viewer.png");
+    await page.screenshot({ path: file });
+    console.log(`viewer screenshot: ${file}`);
+    expect(existsSync(file)).toBe(true);
+    expect(await page.locator("#readout").textContent()).toMatch(/^\[\d+, \d+\] = /);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("reports a missing array in the status line", async () => {
+    await page.goto(`${server.origin}/app/index.html?store=/data/demo.zarr&array=nope`);
+    await page.waitForFunction(() => document.getElementById("status")!.dataset.state === "error");
+    expect(await page.locator("#status").textContent()).toContain("nope");
+  });
+});
