@@ -213,6 +213,8 @@ describe("malformed input is a CodecError naming the path and reason", () => {
     const props = enc.slice();
     props[0] = 225;
     rejects(() => lzmaDec(props, v), /properties byte 225/);
+    props[0] = 4 * 9 + 1; // lp 4, lc 1
+    rejects(() => lzmaDec(props, v), /lc \+ lp is 5 \(at most 4\)/);
     rejects(() => lzmaDec(enc.subarray(0, 12), v), /truncated .lzma header/);
     rejects(() => lzmaDec(enc.subarray(0, enc.length - 3), v), /unexpected end/);
     rejects(() => lzmaDec(Uint8Array.of(...enc, 0), v), /after the LZMA data/);
@@ -300,6 +302,9 @@ describe("codec configuration (numcodecs BZ2 / LZMA)", () => {
     await expect(make({ id: "lzma", format: 3, filters: [{ id: 33 }, { id: 3 }] })).rejects.toThrow(
       /filters\[1\]: follows/,
     );
+    await expect(
+      make({ id: "lzma", format: 3, filters: [{ id: 2 ** 62, lc: 4, lp: 1 }] }),
+    ).rejects.toThrow(/filters\[0\]: lc \+ lp is 5/);
     await expect(make({ id: "lzma", preset: 12 })).rejects.toThrow(/preset: must be 0\.\.9/);
   });
 });

@@ -99,6 +99,8 @@ function parseFilters(config: Config, value: JsonValue | undefined): RawChain | 
         lp: filterInt(config, f, i, "lp", 0, 4, 0),
         pb: filterInt(config, f, i, "pb", 0, 4, 2),
       };
+      if (props.lc + props.lp > 4)
+        throw config.error(`filters[${i}]`, `lc + lp is ${props.lc + props.lp} (at most 4)`);
       last = { id: "lzma1", props, dictSize: dictSize() };
     } else {
       throw new UnsupportedError(

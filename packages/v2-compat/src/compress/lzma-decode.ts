@@ -19,10 +19,16 @@ export interface LzmaProps {
   pb: number;
 }
 
-/** Parses the LZMA properties byte `(pb * 5 + lp) * 9 + lc`. */
+/**
+ * Parses the LZMA properties byte `(pb * 5 + lp) * 9 + lc`. Like liblzma,
+ * rejects lc + lp > 4 (which also bounds the literal model to 24 KiB).
+ */
 export function parsePropsByte(b: number, path: string, codec: string): LzmaProps {
   if (b >= 9 * 5 * 5) throw corrupt(path, codec, `LZMA properties byte ${b} (< 225)`);
-  return { lc: b % 9, lp: Math.floor(b / 9) % 5, pb: Math.floor(b / 45) };
+  const props = { lc: b % 9, lp: Math.floor(b / 9) % 5, pb: Math.floor(b / 45) };
+  if (props.lc + props.lp > 4)
+    throw corrupt(path, codec, `LZMA lc + lp is ${props.lc + props.lp} (at most 4)`);
+  return props;
 }
 
 /** liblzma's effective window: the dictionary size rounded up to 16, at least 4 KiB. */
@@ -356,7 +362,6 @@ export function decodeLzma2(dec: LzmaDecoder, input: Uint8Array, pos: number, en
     if (control >= 0xc0) {
       if (pos >= end) throw corrupt(path, codec, "truncated LZMA2 chunk header");
       const props = parsePropsByte(input[pos++], path, codec);
-      if (props.lc + props.lp > 4) throw corrupt(path, codec, "LZMA2 lc + lp above 4");
       dec.setProps(props);
       needProps = false;
     } else if (needProps) throw corrupt(path, codec, "LZMA2 chunk without properties");
