@@ -20,7 +20,7 @@ import { serveCommand } from "./commands/serve.js";
 import { setCommand } from "./commands/set.js";
 import { treeCommand } from "./commands/tree.js";
 import { verifyCommand } from "./commands/verify.js";
-import { STORE_FLAGS } from "./stores.js";
+import { closeOpenedStores, STORE_FLAGS } from "./stores.js";
 import { UsageError } from "./usage.js";
 
 /** Every subcommand, in help order. */
@@ -147,5 +147,7 @@ export async function main(
     if (usage && message.includes("\n")) io.err(message.slice(message.indexOf("\n") + 1));
     if (debug && e instanceof Error && e.stack) io.err(e.stack);
     return usage ? 1 : 2;
+  } finally {
+    await closeOpenedStores();
   }
 }

@@ -99,7 +99,20 @@ export function storeOptions(
   return options;
 }
 
+/** Stores opened by {@link openStoreArg} that hold resources (file handles). */
+const opened = new Set<{ close(): Promise<void> }>();
+
 /** Opens the store named on the command line (see `openStore` in @zarr/core). */
 export async function openStoreArg(arg: string, flags: StoreFlags = {}): Promise<AnyStore> {
-  return openStore(arg, storeOptions(arg, flags));
+  const store = await openStore(arg, storeOptions(arg, flags));
+  const closable = store as Partial<{ close(): Promise<void> }>;
+  if (typeof closable.close === "function") opened.add(closable as { close(): Promise<void> });
+  return store;
+}
+
+/** Closes every store opened by {@link openStoreArg} (at the end of a command). */
+export async function closeOpenedStores(): Promise<void> {
+  const stores = [...opened];
+  opened.clear();
+  await Promise.allSettled(stores.map((s) => s.close()));
 }

@@ -327,3 +327,72 @@ describe("--resume after SIGKILL, and --part processes", () => {
     expect((await run("verify", parted)).code).toBe(0);
   }, 30_000);
 });
+
+describe("destinations and safety checks", () => {
+  const example = join(repoRoot, "examples/data/weather.zarr");
+
+  it("packs a hierarchy into a new .zip file that reads and verifies", async () => {
+    const zip = join(dir, "packed.zip");
+    const r = await run("copy", example, zip, "-q");
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect((await run("verify", zip)).code).toBe(0);
+    expect((await run("tree", zip)).out).toBe((await run("tree", example)).out);
+    expect((await run("get", zip, "legacy/pressure", "--json")).out).toBe(
+      (await run("get", example, "legacy/pressure", "--json")).out,
+    );
+    expect((await run("copy", example, zip)).code).toBe(1); // exists
+    expect((await run("copy", example, zip, "--resume")).code).toBe(1);
+  });
+
+  it("copies an array from an HTTP URL (zarr serve)", async () => {
+    const { serveStore } = await import("@zarr/cli");
+    const { resolveStore } = await import("@zarr/core");
+    const { server, url } = await serveStore(resolveStore(new FileSystemStore(example)));
+    try {
+      const dst = join(dir, "from-http.zarr");
+      expect((await run("copy", url, dst, "--path", "temperature", "-q")).code).toBe(0);
+      expect((await run("get", dst, "temperature", "--json")).out).toBe(
+        (await run("get", example, "temperature", "--json")).out,
+      );
+    } finally {
+      server.close();
+    }
+  });
+
+  it("refuses overlapping source and destination, and --resume under other flags", async () => {
+    const dst = join(dir, "safety.zarr");
+    expect((await run("copy", example, dst, "--path", "temperature", "-q")).code).toBe(0);
+    const same = await run("copy", dst, `${dst}/`, "--overwrite");
+    expect(same.code).toBe(1);
+    expect(same.err).toMatch(/overlap/);
+    const other = await run(
+      "copy",
+      example,
+      dst,
+      "--path",
+      "temperature",
+      "--resume",
+      "--chunks",
+      "2,4,4",
+    );
+    expect(other.code).toBe(1);
+    expect(other.err).toMatch(/temperature\/zarr\.json differs/);
+    const again = await run("copy", example, dst, "--path", "temperature", "--resume");
+    expect(again.out).toMatch(/0 written, 8 already there/);
+  });
+
+  it("--metadata-only, then parts with --no-metadata", async () => {
+    const dst = join(dir, "meta-first.zarr");
+    const m = await run("copy", example, dst, "--metadata-only");
+    expect(m.out).toBe("wrote the metadata of 5 arrays and 3 groups");
+    for (const i of [0, 1, 2])
+      expect(
+        (await run("copy", example, dst, "--part", `${i}/3`, "--no-metadata", "-q")).code,
+      ).toBe(0);
+    expect((await run("verify", dst)).code).toBe(0);
+    expect((await run("get", dst, "stations", "--json")).out).toBe(
+      (await run("get", example, "stations", "--json")).out,
+    );
+  });
+});

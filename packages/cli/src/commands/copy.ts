@@ -1,4 +1,7 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { eraseNode, exists, open, resolveStore } from "@zarr/core";
+import { createZipFileStore } from "@zarr/store-zip/node";
 import { type Command, flag, str } from "../command.js";
 import { planCopy, writePlanMetadata } from "../copy/plan.js";
 import { elementBytes, type TransferStats, transfer, unitCounts } from "../copy/transfer.js";
@@ -18,6 +21,17 @@ function parsePart(text: string): [number, number] {
   if (!m || !(n >= 1) || !(i < n))
     throw new UsageError(`--part must be i/N with 0 <= i < N (e.g. 0/4), got "${text}"`);
   return [i, n];
+}
+
+/** Whether two store arguments name the same place (paths compared after resolving). */
+function sameLocation(a: string, b: string): boolean {
+  const isUrl = (s: string) => /^[a-z][a-z0-9+.-]+:/i.test(s);
+  const norm = (s: string) => (isUrl(s) ? s : resolve(s)).replace(/[\\/]+$/, "");
+  return norm(a) === norm(b);
+}
+
+function overlaps(a: string, b: string): boolean {
+  return a === b || a === "" || b === "" || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }
 
 function summary(stats: TransferStats, arrays: number, groups: number, seconds: number): string {
@@ -121,9 +135,27 @@ examples:
         ? DEFAULT_MEMORY
         : parseBytes(str(values, "max-memory")!, "--max-memory");
 
+    if (sameLocation(srcArg, dstArg) && overlaps(srcPath, dstPath))
+      throw new UsageError(
+        `source and destination overlap ("/${srcPath}" and "/${dstPath}" in one store)`,
+      );
     const storeFlags = values as StoreFlags;
     const src = resolveStore(await openStoreArg(srcArg, storeFlags));
-    const dst = resolveStore(await openStoreArg(dstArg, storeFlags));
+    // A new local .zip file: written as a stream (each chunk once), closed at the end.
+    const zipOut = !/^[a-z][a-z0-9+.-]+:/i.test(dstArg) && /\.zip$/i.test(dstArg);
+    if (zipOut) {
+      if (resume || partMode || noMetadata)
+        throw new UsageError(
+          "a .zip destination is written once: no --resume, --part or --no-metadata",
+        );
+      if (existsSync(dstArg) && !overwrite)
+        throw new UsageError(`${dstArg} exists (pass --overwrite to replace it)`);
+    }
+    const dst = resolveStore(
+      zipOut
+        ? createZipFileStore(dstArg, { compress: false })
+        : await openStoreArg(dstArg, storeFlags),
+    );
     const root = await open(src, srcPath, { signal: io.signal });
     const plan = await planCopy(
       root,
@@ -135,6 +167,7 @@ examples:
 
     const writesMetadata = !noMetadata && (part === 0 || metadataOnly);
     if (
+      !zipOut &&
       !partMode &&
       !resume &&
       !noMetadata &&
@@ -149,6 +182,7 @@ examples:
     if (writesMetadata)
       await writePlanMetadata(plan, dst, {
         consolidate: flag(values, "consolidate"),
+        requireSame: resume,
         signal: io.signal,
       });
     const groups = plan.nodes.length - plan.arrays.length;

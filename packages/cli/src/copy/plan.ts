@@ -24,6 +24,13 @@ import {
 } from "@zarr/core";
 import { consolidate as consolidateV2, createGroupV2 } from "@zarr/v2-compat";
 import { applyLayoutFlags, type Layout, layoutOf, writeLayout } from "../layout.js";
+import { UsageError } from "../usage.js";
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** One node of a copy. */
 export type PlannedNode =
@@ -92,19 +99,33 @@ const DOC_NAMES = ["zarr.json", ".zarray", ".zgroup", ".zattrs"];
 export async function writePlanMetadata(
   plan: CopyPlan,
   dst: Store,
-  options: { consolidate?: boolean; signal?: AbortSignal } = {},
+  options: { consolidate?: boolean; requireSame?: boolean; signal?: AbortSignal } = {},
 ): Promise<void> {
   const prefix = nodePrefix(plan.dstPath);
   const own = new Set(DOC_NAMES.map((n) => childKey(plan.dstPath, n)));
   const parents = new Set<string>();
   for (let p = parentPath(plan.dstPath); p !== undefined; p = parentPath(p))
     for (const n of DOC_NAMES) parents.add(childKey(p, n));
+  const writes: [string, Uint8Array][] = [];
   for await (const key of plan.meta.list(options)) {
     const bytes = await plan.meta.get(key);
     if (bytes === undefined) continue;
-    if (own.has(key) || key.startsWith(prefix)) await dst.set(key, bytes, options);
-    else if (parents.has(key) && !(await dst.has(key, options))) await dst.set(key, bytes, options);
+    if (own.has(key) || key.startsWith(prefix)) writes.push([key, bytes]);
+    else if (parents.has(key) && !(await dst.has(key, options))) writes.push([key, bytes]);
   }
+  if (options.requireSame) {
+    // Resuming under other layout flags would mix two chunk layouts in one array.
+    for (const [key, bytes] of writes) {
+      if (!key.endsWith("zarr.json") && !key.endsWith(".zarray")) continue;
+      const stored = await dst.get(key, undefined, options);
+      if (stored !== undefined && !sameBytes(stored, bytes)) {
+        throw new UsageError(
+          `--resume: the destination's ${key} differs from what this copy would write; rerun with the flags of the first run (or --overwrite)`,
+        );
+      }
+    }
+  }
+  for (const [key, bytes] of writes) await dst.set(key, bytes, options);
   const root = plan.nodes[0];
   if (options.consolidate && root?.kind === "group") {
     if (plan.format === 3) await consolidateV3(dst, plan.dstPath);
