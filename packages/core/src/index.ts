@@ -61,3 +61,4 @@ export * from "./registry/index.js";
 export * from "./store/index.js";
 export type * from "./store/types.js";
 export { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "./util/concurrency.js";
+export type { ChunkCodecContext, ChunkCodecWorkers } from "./workers/types.js";
