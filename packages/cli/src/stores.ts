@@ -31,7 +31,7 @@ export const STORE_HELP = `store options (URLs: paths, file:, http(s):, zip:, s3
   --s3-region R            region (env AWS_REGION, AWS_DEFAULT_REGION)
   --s3-path-style          path-style requests (default with an endpoint)
   --s3-legacy-checksums    for servers without S3's flexible checksums (Swift, old MinIO)
-  --gcs-endpoint URL       GCS JSON API endpoint (env STORAGE_EMULATOR_HOST)
+  --gcs-endpoint URL       GCS JSON API endpoint (the client honours STORAGE_EMULATOR_HOST)
   --gcs-project ID         project (env GOOGLE_CLOUD_PROJECT)
   --gcs-key-file FILE      service account key (env GOOGLE_APPLICATION_CREDENTIALS)
   credentials: the usual AWS_* variables and files, Google application default credentials;
@@ -87,12 +87,8 @@ export function storeOptions(
     if (flags["s3-legacy-checksums"]) options.legacyChecksums = true;
   }
   if (archiveScheme === "gs" || archiveScheme === "gcs") {
-    const emulator = env.STORAGE_EMULATOR_HOST;
-    set(
-      "apiEndpoint",
-      flags["gcs-endpoint"] ??
-        (emulator && !/^https?:/.test(emulator) ? `http://${emulator}` : emulator),
-    );
+    // STORAGE_EMULATOR_HOST is read by the Google client itself.
+    set("apiEndpoint", flags["gcs-endpoint"]);
     set("projectId", flags["gcs-project"] ?? env.GOOGLE_CLOUD_PROJECT);
     set("keyFilename", flags["gcs-key-file"] ?? env.GOOGLE_APPLICATION_CREDENTIALS);
   }

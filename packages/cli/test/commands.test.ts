@@ -346,3 +346,41 @@ describe("process behaviour", () => {
     expect(a.shape).toEqual([6, 8]);
   });
 });
+
+describe("store options from flags and the environment", () => {
+  it("maps flags and variables to the opener of the URL's scheme only", async () => {
+    const { storeOptions } = await import("@zarr/cli");
+    const env = {
+      AWS_ENDPOINT_URL: "http://127.0.0.1:9000",
+      AWS_REGION: "eu-west-1",
+      GOOGLE_CLOUD_PROJECT: "proj",
+      ZARR_HTTP_HEADERS: '{"Authorization": "Bearer t"}',
+    };
+    expect(storeOptions("s3://b/x.zarr", { "s3-path-style": true }, env)).toEqual({
+      endpoint: "http://127.0.0.1:9000",
+      region: "eu-west-1",
+      forcePathStyle: true,
+    });
+    expect(
+      storeOptions("s3://b/x.zarr", { "s3-region": "us-east-2", "s3-legacy-checksums": true }, env),
+    ).toEqual({
+      endpoint: "http://127.0.0.1:9000",
+      region: "us-east-2",
+      legacyChecksums: true,
+    });
+    expect(storeOptions("gs://b/x.zarr", { "gcs-endpoint": "http://127.0.0.1:1" }, env)).toEqual({
+      apiEndpoint: "http://127.0.0.1:1",
+      projectId: "proj",
+    });
+    expect(storeOptions("https://h/x.zarr", {}, env)).toEqual({
+      headers: { Authorization: "Bearer t" },
+    });
+    expect(storeOptions("https://h/a.zip/x.zarr", {}, env)).toEqual({
+      headers: { Authorization: "Bearer t" },
+    });
+    expect(storeOptions("data.zarr", { "s3-region": "x" }, env)).toEqual({});
+    expect(() => storeOptions("https://h/x", {}, { ZARR_HTTP_HEADERS: "[1]" })).toThrow(
+      /ZARR_HTTP_HEADERS/,
+    );
+  });
+});

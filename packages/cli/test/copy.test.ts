@@ -396,3 +396,30 @@ describe("destinations and safety checks", () => {
     );
   });
 });
+
+describe("cloud stores through flags", () => {
+  it("copies to and from gs:// (the GCS emulator via --gcs-endpoint) and verifies", async () => {
+    process.env.METADATA_SERVER_DETECTION = "none";
+    const { startGcsEmulator } = await import("@zarr/test-utils");
+    const emulator = await startGcsEmulator();
+    try {
+      emulator.createBucket("cli-bucket");
+      const example = join(repoRoot, "examples/data/weather.zarr");
+      const gcs = ["--gcs-endpoint", emulator.endpoint, "--gcs-project", "test"];
+      const up = await run("copy", example, "gs://cli-bucket/w.zarr", ...gcs, "-q");
+      expect(up.err).toBe("");
+      expect(up.code).toBe(0);
+      expect(emulator.object("cli-bucket", "w.zarr/temperature/zarr.json")).toBeDefined();
+      expect((await run("verify", "gs://cli-bucket/w.zarr", ...gcs)).code).toBe(0);
+      const down = join(dir, "from-gcs.zarr");
+      expect((await run("copy", "gs://cli-bucket/w.zarr", down, ...gcs, "-q")).code).toBe(0);
+      expect((await run("get", down, "legacy/station_ids", "--json")).out).toBe(
+        (await run("get", example, "legacy/station_ids", "--json")).out,
+      );
+      const bad = await run("info", "gs://cli-bucket/w.zarr", "--s3-region", "x", ...gcs);
+      expect(bad.code).toBe(0); // flags of other schemes are ignored
+    } finally {
+      await emulator.close();
+    }
+  }, 30_000);
+});
