@@ -380,7 +380,8 @@ export async function writeLayout(
       fillValue: z.fill_value,
       order: z.order as "C" | "F",
       dimensionSeparator: layout.separator ?? ".",
-      attributes,
+      // No .zattrs for no attributes, as zarr-python writes it.
+      attributes: Object.keys(attributes).length ? attributes : undefined,
       overwrite: options.overwrite,
     });
   }

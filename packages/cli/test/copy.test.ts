@@ -124,6 +124,18 @@ describe.skipIf(!present)("v3 → v2 of every zarrita v3 fixture array preserves
   }
 });
 
+describe("a mixed v3/v2 hierarchy without layout flags", () => {
+  it("copies byte for byte (each node keeps its format, codecs and chunks)", async () => {
+    const example = join(repoRoot, "examples/data/weather.zarr");
+    const dst = join(dir, "identical.zarr");
+    expect((await run("copy", example, dst, "-q")).code).toBe(0);
+    const a = files(example);
+    const b = files(dst);
+    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+    for (const [k, v] of a) expect(b.get(k)?.equals(v), k).toBe(true);
+  });
+});
+
 describe.skipIf(!present)("a whole hierarchy", () => {
   it("copies groups, attributes and consolidated metadata (v3 → v3)", async () => {
     const src = join(zarritaFixtures, "v3/data.zarr");

@@ -16,7 +16,6 @@ import {
   type Group,
   type HierarchyNode,
   MemoryStore,
-  nodePrefix,
   parentPath,
   resolveStore,
   type Store,
@@ -63,19 +62,19 @@ export async function planCopy(
   const sources: HierarchyNode[] = [root];
   if (root.kind === "group") for await (const n of root.walk({ signal })) sources.push(n);
   const nodes: PlannedNode[] = [];
-  const rootFormat = flags.format === "2" ? 2 : flags.format === "3" ? 3 : root.zarrFormat;
+  // Without --format every node keeps its own format (a v2 group inside a v3 hierarchy stays v2).
+  const forced = flags.format === "2" ? 2 : flags.format === "3" ? 3 : undefined;
   for (const src of sources) {
     const rel = root.path === "" ? src.path : src.path.slice(root.path.length + 1);
     const path = join(dstPath, rel);
+    const format = forced ?? src.zarrFormat;
     if (src.kind === "group") {
-      if (rootFormat === 2)
-        await createGroupV2(meta, path, { attributes: src.attrs, overwrite: true });
+      if (format === 2) await createGroupV2(meta, path, { attributes: src.attrs, overwrite: true });
       else await createGroup(meta, path, { attributes: src.attrs, overwrite: true });
-      nodes.push({ kind: "group", src, dstPath: path, format: rootFormat });
+      nodes.push({ kind: "group", src, dstPath: path, format });
     } else {
       const layout = applyLayoutFlags(layoutOf(src), flags, src.zarrFormat);
-      layout.format = rootFormat;
-      if (rootFormat === 2) layout.shards = undefined;
+      if (format === 2) layout.shards = undefined;
       const plan = await writeLayout(meta, path, layout, { overwrite: true, note });
       nodes.push({ kind: "array", src, dstPath: path, layout, plan });
     }
@@ -85,7 +84,7 @@ export async function planCopy(
     arrays: nodes.filter((n): n is Extract<PlannedNode, { kind: "array" }> => n.kind === "array"),
     meta,
     dstPath,
-    format: rootFormat,
+    format: forced ?? root.zarrFormat,
   };
 }
 
@@ -101,8 +100,15 @@ export async function writePlanMetadata(
   dst: Store,
   options: { consolidate?: boolean; requireSame?: boolean; signal?: AbortSignal } = {},
 ): Promise<void> {
-  const prefix = nodePrefix(plan.dstPath);
-  const own = new Set(DOC_NAMES.map((n) => childKey(plan.dstPath, n)));
+  // Only each node's own documents in its own format (creating a v2 node in the
+  // planning store also adds v2 documents at its v3 ancestors, and vice versa).
+  const docs = new Set<string>();
+  for (const node of plan.nodes) {
+    const format = node.kind === "group" ? node.format : node.plan.zarrFormat;
+    const names =
+      format === 3 ? ["zarr.json"] : [node.kind === "group" ? ".zgroup" : ".zarray", ".zattrs"];
+    for (const n of names) docs.add(childKey(node.dstPath, n));
+  }
   const parents = new Set<string>();
   for (let p = parentPath(plan.dstPath); p !== undefined; p = parentPath(p))
     for (const n of DOC_NAMES) parents.add(childKey(p, n));
@@ -110,7 +116,7 @@ export async function writePlanMetadata(
   for await (const key of plan.meta.list(options)) {
     const bytes = await plan.meta.get(key);
     if (bytes === undefined) continue;
-    if (own.has(key) || key.startsWith(prefix)) writes.push([key, bytes]);
+    if (docs.has(key)) writes.push([key, bytes]);
     else if (parents.has(key) && !(await dst.has(key, options))) writes.push([key, bytes]);
   }
   if (options.requireSame) {
