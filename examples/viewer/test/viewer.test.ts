@@ -222,6 +222,10 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
     });
     expect(chunkKeysFetched(server.log, from)).toEqual(expectedKeys({}));
     expect(chunkKeysFetched(server.log, from)).toHaveLength(16);
+    // Lazy codecs stay unloaded for a gzip array: one script, no WebAssembly.
+    const assets = server.log.slice(from).filter((r) => r.path.startsWith("/app/assets/"));
+    expect(assets.filter((r) => r.path.endsWith(".js"))).toHaveLength(1);
+    expect(assets.filter((r) => r.path.endsWith(".wasm"))).toEqual([]);
     const pixels = await canvasPixels(page);
     expect([pixels.height, pixels.width]).toEqual([256, 256]);
     const w = { rowStart: 0, colStart: 0, rows: 256, cols: 256 };
