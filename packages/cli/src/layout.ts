@@ -33,6 +33,8 @@ export interface Layout {
   chunks: number[];
   /** Shard shape (v3 only), or undefined. */
   shards?: number[];
+  /** Shard index codecs and location (default: bytes + crc32c, at the end). */
+  shardIndex?: { codecs: JsonObject[]; location: "start" | "end" };
   /** v3 codec list of one (inner) chunk: array→array…, array→bytes, bytes→bytes…. */
   codecs: JsonObject[];
   /** v3 chunk key encoding (v3 only; default: "/" separated). */
@@ -165,11 +167,21 @@ export function layoutOf(array: ZarrArray): Layout {
   let codecs = array.codecs.toJSON() as JsonObject[];
   let chunks = [...array.chunkShape];
   let shards: number[] | undefined;
+  let shardIndex: Layout["shardIndex"];
   if (codecs.length === 1 && codecs[0].name === "sharding_indexed") {
-    const config = codecs[0].configuration as { chunk_shape: number[]; codecs: JsonObject[] };
+    const config = codecs[0].configuration as {
+      chunk_shape: number[];
+      codecs: JsonObject[];
+      index_codecs?: JsonObject[];
+      index_location?: "start" | "end";
+    };
     shards = chunks;
     chunks = [...config.chunk_shape];
     codecs = config.codecs;
+    shardIndex = {
+      codecs: config.index_codecs ?? INDEX_CODECS,
+      location: config.index_location ?? "end",
+    };
   }
   let dimensionNames = array.dimensionNames ? [...array.dimensionNames] : undefined;
   if (array.zarrFormat === 2) {
@@ -201,6 +213,7 @@ export function layoutOf(array: ZarrArray): Layout {
     fillValue: array.dataType.fillValueToJSON(array.fillValue),
     chunks,
     shards,
+    shardIndex,
     codecs,
     chunkKeyEncoding:
       array.zarrFormat === 3
@@ -222,6 +235,8 @@ export const LAYOUT_FLAGS = {
   endian: { type: "string" },
   order: { type: "string" },
   separator: { type: "string" },
+  "key-encoding": { type: "string" },
+  "index-location": { type: "string" },
 } as const;
 
 /** Help text for {@link LAYOUT_FLAGS}. */
@@ -234,7 +249,9 @@ export const LAYOUT_HELP = `layout options:
   --codecs JSON            the whole v3 codec list of a chunk (inner chunk when sharded)
   --endian little|big      byte order of the bytes codec
   --order C|F              memory order inside chunks (F adds a transpose codec)
-  --separator /|.          chunk key separator`;
+  --separator /|.          chunk key separator
+  --key-encoding default|v2  v3 chunk key encoding (default: "c/0/0" keys; v2: "0.0" keys)
+  --index-location end|start  where a shard keeps its index`;
 
 /** Applies layout flags to a layout (in place) and returns it. */
 export function applyLayoutFlags(
@@ -301,7 +318,21 @@ export function applyLayoutFlags(
   const separator = get("separator");
   if (separator !== undefined && separator !== "/" && separator !== ".")
     throw new UsageError(`--separator must be / or ., got "${separator}"`);
+  const indexLocation = get("index-location");
+  if (indexLocation !== undefined) {
+    if (indexLocation !== "start" && indexLocation !== "end")
+      throw new UsageError(`--index-location must be start or end, got "${indexLocation}"`);
+    layout.shardIndex = {
+      codecs: layout.shardIndex?.codecs ?? INDEX_CODECS,
+      location: indexLocation,
+    };
+  }
+  const keyEncoding = get("key-encoding");
+  if (keyEncoding !== undefined && keyEncoding !== "default" && keyEncoding !== "v2")
+    throw new UsageError(`--key-encoding must be default or v2, got "${keyEncoding}"`);
   if (layout.format === 2) {
+    if (keyEncoding !== undefined)
+      throw new UsageError("--key-encoding is for --format 3 (v2 keys are always v2)");
     if (layout.shards) {
       if (shards !== undefined)
         throw new UsageError("--shards needs --format 3 (v2 has no sharding)");
@@ -310,8 +341,18 @@ export function applyLayoutFlags(
     layout.separator = (separator as "." | "/" | undefined) ?? layout.separator ?? ".";
     layout.chunkKeyEncoding = undefined;
   } else {
-    if (separator !== undefined || sourceFormat !== 3 || !layout.chunkKeyEncoding)
-      layout.chunkKeyEncoding = { name: "default", configuration: { separator: separator ?? "/" } };
+    if (
+      keyEncoding !== undefined ||
+      separator !== undefined ||
+      sourceFormat !== 3 ||
+      !layout.chunkKeyEncoding
+    ) {
+      const name = keyEncoding ?? "default";
+      layout.chunkKeyEncoding = {
+        name,
+        configuration: { separator: separator ?? (name === "v2" ? "." : "/") },
+      };
+    }
     layout.separator = undefined;
   }
   return layout;
@@ -398,8 +439,8 @@ export async function writeLayout(
           configuration: {
             chunk_shape: layout.chunks,
             codecs: layout.codecs,
-            index_codecs: INDEX_CODECS,
-            index_location: "end",
+            index_codecs: layout.shardIndex?.codecs ?? INDEX_CODECS,
+            index_location: layout.shardIndex?.location ?? "end",
           },
         },
       ]

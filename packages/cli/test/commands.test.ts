@@ -195,6 +195,27 @@ describe("set and create", () => {
       (await run("create", store, "bad", "--shape", "4", "--dtype", "float32", "--chunks", "0"))
         .code,
     ).toBe(1);
+    // v3: shard index at the start, v2-style keys; v2: no fill value.
+    const k3 = [
+      "--chunks",
+      "2,2",
+      "--shards",
+      "4,4",
+      "--index-location",
+      "start",
+      "--key-encoding",
+      "v2",
+    ];
+    expect(
+      (await run("create", store, "k", "--shape", "4,4", "--dtype", "int16", ...k3)).code,
+    ).toBe(0);
+    const k = JSON.parse(readFileSync(join(store, "k/zarr.json"), "utf8"));
+    expect(k.chunk_key_encoding).toEqual({ name: "v2", configuration: { separator: "." } });
+    expect(k.codecs[0].configuration.index_location).toBe("start");
+    const n2 = ["--format", "2", "--shape", "3", "--dtype", "int8", "--fill-value", "null"];
+    expect((await run("create", store, "n", ...n2)).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(store, "n/.zarray"), "utf8")).fill_value).toBe(null);
+    expect((await run("create", store, "n3", ...n2.slice(2))).code).toBe(1);
   });
 
   it("set --value and --from (.npy and raw), read back with get", async () => {

@@ -39,6 +39,13 @@ function fillOption(text: string | undefined): JsonValue | undefined {
   }
 }
 
+/** `--fill-value null`: v2 only (no fill value: missing chunks read as zeros in zarr-python). */
+function nullFill(format: string): null {
+  if (format !== "2")
+    throw new UsageError("--fill-value null needs --format 2 (v3 arrays always have a fill value)");
+  return null;
+}
+
 /** Creates the node described by a metadata document (`zarr.json` or `.zarray`/`.zgroup`). */
 async function createFromDocument(
   store: Store,
@@ -193,13 +200,15 @@ examples:
       shape,
       dataType: dataType.toJSON(),
       fillValue:
-        fill === undefined
-          ? dataType.fillValueToJSON(dataType.defaultFillValue())
-          : dataType.fillValueToJSON(
-              typeof fill === "string" && dataType.kind !== "string"
-                ? dataType.parseFillValue(fill, "--fill-value")
-                : dataType.fromScalar(fill, "--fill-value"),
-            ),
+        fill === null
+          ? nullFill(format)
+          : fill === undefined
+            ? dataType.fillValueToJSON(dataType.defaultFillValue())
+            : dataType.fillValueToJSON(
+                typeof fill === "string" && dataType.kind !== "string"
+                  ? dataType.parseFillValue(fill, "--fill-value")
+                  : dataType.fromScalar(fill, "--fill-value"),
+              ),
       chunks: shape.map((n) => Math.max(n, 1)),
       codecs: [serializerFor(dataType.toJSON(), endianFromTypestr)],
       dimensionNames,
