@@ -1,10 +1,10 @@
 import { DeflateCodec, type DeflateEngine, type DeflateFormat } from "@zarr/codec-gzip";
 import { CodecError } from "@zarr/core";
+import { sameBytes } from "@zarr/test-utils";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { engine as browserEngine } from "../src/engine/browser.js";
 import { engine as nodeEngine } from "../src/engine/node.js";
-import { sameBytes } from "./helpers.js";
 
 // Each decoder must return the original bytes (gzip's CRC-32 and zlib's
 // Adler-32 catch mutations) or throw a CodecError; never another error, a

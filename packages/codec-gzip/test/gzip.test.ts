@@ -9,10 +9,10 @@ import {
 } from "@zarr/core";
 import "@zarr/codec-gzip/register";
 import { deflateSync, gunzipSync, gzipSync } from "node:zlib";
+import { randomBytes, sameBytes, sampleInputs, smoothField } from "@zarr/test-utils";
 import { describe, expect, it } from "vitest";
 import { engine as browserEngine } from "../src/engine/browser.js";
 import { engine as nodeEngine } from "../src/engine/node.js";
-import { randomBytes, sameBytes, sampleInputs, smoothField } from "./helpers.js";
 
 const spec = { shape: [10], dataType: {}, fillValue: 0 } as unknown as ChunkSpec;
 function ctx(format: 2 | 3, path = "arr/zarr.json"): CodecContext {

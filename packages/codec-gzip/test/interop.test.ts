@@ -1,9 +1,17 @@
 import { DeflateCodec } from "@zarr/codec-gzip";
-import { findPython, pythonSkipReason, runPython } from "@zarr/test-utils";
+import {
+  findPython,
+  PY_PACK,
+  pack,
+  pythonSkipReason,
+  runPython,
+  sameBytes,
+  sampleInputs,
+  unpack,
+} from "@zarr/test-utils";
 import { beforeAll, describe, expect, it } from "vitest";
 import { engine as browserEngine } from "../src/engine/browser.js";
 import { engine as nodeEngine } from "../src/engine/node.js";
-import { PY_PACK, pack, sameBytes, sampleInputs, unpack } from "./helpers.js";
 
 const MODULES = ["numcodecs", "zlib", "gzip"];
 const python = findPython(MODULES);

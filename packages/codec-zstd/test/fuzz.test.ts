@@ -1,9 +1,10 @@
 import { ZstdCodec } from "@zarr/codec-zstd";
 import { CodecError } from "@zarr/core";
+import { sameBytes } from "@zarr/test-utils";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type FrameInfo, scanFrames } from "../src/frame.js";
-import { cat, rawFrame, sameBytes, skippableFrame, stripContentSize } from "./helpers.js";
+import { cat, rawFrame, skippableFrame, stripContentSize } from "./helpers.js";
 
 // The decoder must return the original bytes (for checksummed frames) or at
 // most `max` bytes (otherwise), or throw a CodecError: never another error or a hang.

@@ -1,8 +1,16 @@
 import { ZstdCodec } from "@zarr/codec-zstd";
-import { findPython, pythonSkipReason, runPython } from "@zarr/test-utils";
+import {
+  findPython,
+  PY_PACK,
+  pack,
+  pythonSkipReason,
+  runPython,
+  sameBytes,
+  sampleInputs,
+  unpack,
+} from "@zarr/test-utils";
 import { beforeAll, describe, expect, it } from "vitest";
 import { scanFrames } from "../src/frame.js";
-import { PY_PACK, pack, sameBytes, sampleInputs, unpack } from "./helpers.js";
 
 const MODULES = ["numcodecs", "zstd"];
 const python = findPython(MODULES);

@@ -8,19 +8,11 @@ import {
   type JsonObject,
 } from "@zarr/core";
 import "@zarr/codec-zstd/register";
+import { randomBytes, sameBytes, sampleInputs } from "@zarr/test-utils";
 import { describe, expect, it } from "vitest";
 import { scanFrames } from "../src/frame.js";
 import { xxh64 } from "../src/xxh64.js";
-import {
-  cat,
-  randomBytes,
-  rawFrame,
-  rleFrame,
-  sameBytes,
-  sampleInputs,
-  skippableFrame,
-  stripContentSize,
-} from "./helpers.js";
+import { cat, rawFrame, rleFrame, skippableFrame, stripContentSize } from "./helpers.js";
 
 const spec = { shape: [10], dataType: {}, fillValue: 0 } as unknown as ChunkSpec;
 function ctx(format: 2 | 3, path = "arr/zarr.json"): CodecContext {

@@ -1,3 +1,4 @@
+export * from "./codec-data.js";
 export * from "./dir-store.js";
 export * from "./fixtures.js";
 export * from "./gcs-emulator.js";

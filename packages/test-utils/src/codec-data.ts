@@ -1,3 +1,4 @@
+// Sample inputs and batched python packing shared by the codec packages' tests.
 /** Test data and a length-prefixed framing for batched python calls. */
 
 /** Packs byte strings as u32le count, then u32le length + bytes each. */
