@@ -250,8 +250,8 @@ export const LAYOUT_HELP = `layout options:
   --endian little|big      byte order of the bytes codec
   --order C|F              memory order inside chunks (F adds a transpose codec)
   --separator /|.          chunk key separator
-  --key-encoding default|v2  v3 chunk key encoding (default: "c/0/0" keys; v2: "0.0" keys)
-  --index-location end|start  where a shard keeps its index`;
+  --key-encoding KIND      default ("c/0/0" keys) or v2 ("0.0" keys), v3 only
+  --index-location WHERE   end (default) or start: where a shard keeps its index`;
 
 /** Applies layout flags to a layout (in place) and returns it. */
 export function applyLayoutFlags(
