@@ -1,11 +1,13 @@
 /**
- * The viewer in a real browser (issue 9): builds the Vite app, serves it and a
- * gzip-compressed v3 array from a local HTTP server with Range support, drives
- * Debian's Chromium through playwright-core, and checks the canvas pixels
- * against the array's values, the chunk keys fetched for each view (only the
- * chunks under the window), and saves a screenshot (test-results/viewer.png).
+ * The viewer in a real browser (issue 9): builds the Vite app and serves it
+ * from a local static server; writes a gzip-compressed v3 array and serves it
+ * with `zarr serve` (another origin: CORS and Range as a real deployment);
+ * drives Debian's Chromium through playwright-core, and checks the canvas
+ * pixels against the array's values, the chunk keys the page fetched for each
+ * view (only the chunks under the window), and saves a screenshot
+ * (test-results/viewer.png). Needs `pnpm build` first (the CLI's bin runs dist).
  */
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -15,11 +17,47 @@ import { promisify } from "node:util";
 import "@zarr/codec-gzip/register";
 import { createArray, createGroup } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Page, type Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COLOUR_MAPS, colourIndex } from "../src/colormap.js";
 import { chunksInView, type ViewState } from "../src/view.js";
-import { type LoggedRequest, type StaticServer, startStaticServer } from "./static-server.js";
+import { type StaticServer, startStaticServer } from "./static-server.js";
+
+/** A request the page made to the data server, and its HTTP status once answered. */
+interface DataRequest {
+  path: string;
+  status?: number;
+}
+
+const cliBin = fileURLToPath(new URL("../../../packages/cli/bin/zarr.js", import.meta.url));
+
+/** Starts `zarr serve <dir>` on a free port; resolves with its URL once it prints it. */
+function startZarrServe(dir: string): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((ok, fail) => {
+    const child = spawn(process.execPath, [cliBin, "serve", dir, "--port", "0"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    const timer = setTimeout(() => {
+      child.kill();
+      fail(new Error(`zarr serve printed no URL in 20 s (run \`pnpm build\` first?):\n${output}`));
+    }, 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /https?:\/\/[^\s]+/.exec(output)?.[0];
+      if (url) {
+        clearTimeout(timer);
+        ok({ child, url: url.endsWith("/") ? url : `${url}/` });
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      fail(new Error(`zarr serve exited with ${code}:\n${output}`));
+    });
+  });
+}
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const skipReason = existsSync(CHROMIUM)
@@ -123,8 +161,8 @@ function compare(
 }
 
 /** Chunk keys (relative to the array) requested since `from` in the log. */
-function chunkKeysFetched(log: LoggedRequest[], from: number): string[] {
-  const prefix = "/data/demo.zarr/volume/c/";
+function chunkKeysFetched(log: DataRequest[], from: number): string[] {
+  const prefix = "/volume/c/";
   return [
     ...new Set(
       log
@@ -168,6 +206,9 @@ async function afterRead(page: Page, action: () => Promise<unknown>): Promise<vo
 describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
   let work: string;
   let server: StaticServer;
+  let zarrServe: ChildProcess | undefined;
+  let dataUrl = "";
+  const dataLog: DataRequest[] = [];
   let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
@@ -187,7 +228,8 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
       ),
       writeArray(join(work, "demo.zarr")),
     ]);
-    server = await startStaticServer({ "/app/": appDir, "/data/": work });
+    server = await startStaticServer({ "/app/": appDir });
+    ({ child: zarrServe, url: dataUrl } = await startZarrServe(join(work, "demo.zarr")));
     context = await chromium.launchPersistentContext(join(work, "profile"), {
       executablePath: CHROMIUM,
       headless: true,
@@ -205,25 +247,39 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(15_000);
     page.on("pageerror", (e) => pageErrors.push(e.message));
+    // What the page asked the data server for, as the browser saw it.
+    const entries = new Map<Request, DataRequest>();
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.origin !== new URL(dataUrl).origin) return;
+      const entry: DataRequest = { path: url.pathname };
+      entries.set(request, entry);
+      dataLog.push(entry);
+    });
+    page.on("response", (response) => {
+      const entry = entries.get(response.request());
+      if (entry) entry.status = response.status();
+    });
   });
 
   afterAll(async () => {
     await context?.close();
     await server?.close();
+    zarrServe?.kill();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it("opens the array from the URL and draws plane 0 with the array's values (16 chunks of 35)", async () => {
-    const from = server.log.length;
+    const from = dataLog.length;
     await afterRead(page, async () => {
       await page.goto(
-        `${server.origin}/app/index.html?store=/data/demo.zarr&array=volume&min=-60&max=90`,
+        `${server.origin}/app/index.html?store=${encodeURIComponent(dataUrl)}&array=volume&min=-60&max=90`,
       );
     });
-    expect(chunkKeysFetched(server.log, from)).toEqual(expectedKeys({}));
-    expect(chunkKeysFetched(server.log, from)).toHaveLength(16);
+    expect(chunkKeysFetched(dataLog, from)).toEqual(expectedKeys({}));
+    expect(chunkKeysFetched(dataLog, from)).toHaveLength(16);
     // Lazy codecs stay unloaded for a gzip array: one script, no WebAssembly.
-    const assets = server.log.slice(from).filter((r) => r.path.startsWith("/app/assets/"));
+    const assets = server.log.filter((r) => r.path.startsWith("/app/assets/"));
     expect(assets.filter((r) => r.path.endsWith(".js"))).toHaveLength(1);
     expect(assets.filter((r) => r.path.endsWith(".wasm"))).toEqual([]);
     const pixels = await canvasPixels(page);
@@ -236,9 +292,9 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
   });
 
   it("the time slider reads only plane 2's chunks in view", async () => {
-    const from = server.log.length;
+    const from = dataLog.length;
     await afterRead(page, () => page.locator("#index-0").fill("2"));
-    expect(chunkKeysFetched(server.log, from)).toEqual(expectedKeys({ indices: [2, 0, 0] }));
+    expect(chunkKeysFetched(dataLog, from)).toEqual(expectedKeys({ indices: [2, 0, 0] }));
     const pixels = await canvasPixels(page);
     const w = { rowStart: 0, colStart: 0, rows: 256, cols: 256 };
     expect(compare(pixels.data, expectedPixels(2, w, -60, 90, "viridis"), 256)).toEqual({
@@ -247,17 +303,17 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
   });
 
   it("panning the window reads the chunks under it; the missing chunk draws transparent", async () => {
-    let from = server.log.length;
+    let from = dataLog.length;
     await afterRead(page, () => page.locator("#row-start").fill("44"));
-    expect(chunkKeysFetched(server.log, from)).toEqual(
+    expect(chunkKeysFetched(dataLog, from)).toEqual(
       expectedKeys({ indices: [2, 0, 0], rowStart: 44 }),
     );
-    from = server.log.length;
+    from = dataLog.length;
     await afterRead(page, () => page.locator("#col-start").fill("144"));
-    const keys = chunkKeysFetched(server.log, from);
+    const keys = chunkKeysFetched(dataLog, from);
     expect(keys).toEqual(expectedKeys({ indices: [2, 0, 0], rowStart: 44, colStart: 144 }));
     expect(keys).toContain(`c/${HOLE.join("/")}`);
-    const hole = server.log.slice(from).find((r) => r.path.endsWith(`/c/${HOLE.join("/")}`));
+    const hole = dataLog.slice(from).find((r) => r.path.endsWith(`/c/${HOLE.join("/")}`));
     expect(hole?.status).toBe(404);
     const pixels = await canvasPixels(page);
     const w = { rowStart: 44, colStart: 144, rows: 256, cols: 256 };
@@ -270,7 +326,7 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
   });
 
   it("changing the colour range and map redraws without reading anything", async () => {
-    const from = server.log.length;
+    const from = dataLog.length;
     await page.locator("#min").fill("-20");
     await page.locator("#max").fill("40");
     await page.locator("#cmap").selectOption("diverging");
@@ -279,7 +335,7 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
     expect(compare(pixels.data, expectedPixels(2, w, -20, 40, "diverging"), 256)).toEqual({
       mismatches: 0,
     });
-    expect(server.log.slice(from)).toEqual([]);
+    expect(dataLog.slice(from)).toEqual([]);
   });
 
   it("saves a screenshot", async () => {
@@ -297,7 +353,9 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
   });
 
   it("reports a missing array in the status line", async () => {
-    await page.goto(`${server.origin}/app/index.html?store=/data/demo.zarr&array=nope`);
+    await page.goto(
+      `${server.origin}/app/index.html?store=${encodeURIComponent(dataUrl)}&array=nope`,
+    );
     await page.waitForFunction(() => document.getElementById("status")!.dataset.state === "error");
     expect(await page.locator("#status").textContent()).toContain("nope");
   });
