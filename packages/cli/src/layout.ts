@@ -397,6 +397,17 @@ function zarrayFor(layout: Layout, path: string, note: (s: string) => void): Jso
       ].join(", ")}`,
     );
   }
+  // numcodecs < 0.13 rejects Zstd's "checksum" argument; frames with checksums decode
+  // everywhere, so v2 output leaves the option out (and says so when it was on).
+  const compressor = z.compressor as JsonObject | null;
+  if (compressor?.id === "zstd" && "checksum" in compressor) {
+    const { checksum, ...rest } = compressor;
+    if (checksum)
+      note(
+        `${path || "/"}: zstd checksum dropped for v2 (numcodecs < 0.13 cannot read the option)`,
+      );
+    z.compressor = rest;
+  }
   return z;
 }
 
