@@ -4,7 +4,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { main } from "@zarr/cli";
-import { findPython, pythonSkipReason, repoRoot, runPython } from "@zarr/test-utils";
+import {
+  findPython,
+  haveFixtures,
+  pythonSkipReason,
+  repoRoot,
+  runPython,
+  zarritaFixtures,
+} from "@zarr/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
 
 const MODULES = ["zarr", "numcodecs", "numpy"];
@@ -105,3 +112,43 @@ b[...] = np.linspace(0, 1, 5)
     });
   });
 });
+
+describe.skipIf(!python || !haveFixtures())(
+  "zarr-python reads every zarrita v3 fixture array after copy --format 2",
+  () => {
+    it("values equal expected-v3.json", async () => {
+      const dst = join(dir, "fixtures-v2.zarr");
+      const r = await run(
+        "copy",
+        join(zarritaFixtures, "v3/data.zarr"),
+        dst,
+        "--format",
+        "2",
+        "-q",
+      );
+      expect(r.code).toBe(0);
+      const script = `
+import json, zarr, numpy as np
+g = zarr.open_group(${JSON.stringify(dst)}, mode="r")
+expected = json.load(open(${JSON.stringify(join(zarritaFixtures, "expected-v3.json"))}))
+checked, bad = [], []
+def same(x, y):
+    if isinstance(x, float):
+        if x != x: return y == "NaN"
+        return isinstance(y, (int, float)) and np.float32(x) == np.float32(y)
+    return x == y
+def visit(name, node):
+    if isinstance(node, zarr.Array) and name in expected:
+        a = node[...]
+        e = expected[name]
+        ok = list(a.shape) == e["shape"] and all(same(x, y) for x, y in zip(a.ravel().tolist(), e["data"]))
+        (checked if ok else bad).append(name)
+g.visititems(visit)
+print(json.dumps({"checked": len(checked), "bad": bad}))
+`;
+      const result = JSON.parse(runPython(python!, script).toString());
+      expect(result.bad).toEqual([]);
+      expect(result.checked).toBeGreaterThan(30);
+    });
+  },
+);
