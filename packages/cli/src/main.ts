@@ -41,6 +41,14 @@ const GLOBAL_OPTIONS = {
   debug: { type: "boolean" },
 } as const;
 
+/** Every option of every command, to find the command name wherever options are. */
+const ALL_OPTIONS = Object.assign(
+  {},
+  GLOBAL_OPTIONS,
+  STORE_FLAGS,
+  ...COMMANDS.map((c) => c.options),
+) as typeof GLOBAL_OPTIONS;
+
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   return `usage: zarr <command> [options]
@@ -100,7 +108,13 @@ export async function main(
         };
   const debug = argv.includes("--debug");
   try {
-    const name = argv.find((a) => !a.startsWith("-"));
+    // The command is the first positional; options (with their values) may come before it.
+    const name = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: false,
+      options: ALL_OPTIONS,
+    }).positionals[0];
     const command = COMMANDS.find((c) => c.name === name);
     if (name !== undefined && name !== "help" && command === undefined)
       throw new UsageError(

@@ -50,6 +50,9 @@ describe("help, version and usage", () => {
     expect(unknown.err).toMatch(/^zarr: usage: unknown command "frobnicate"/);
     expect((await run("tree", example, "--select", "1")).code).toBe(1);
     expect((await run("set", example)).code).toBe(1);
+    // Options may come before the command name.
+    const early = await run("--depth", "0", "tree", example);
+    expect(early).toEqual({ code: 0, out: "/", err: "" });
   });
 });
 
