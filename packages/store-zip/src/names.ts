@@ -5,7 +5,8 @@
  * @module
  */
 
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a leading U+FEFF is part of the name, not a byte order mark to drop.
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** CP437 code points of bytes 0x80..0xFF, the zip default for names without the UTF-8 flag. */
 const CP437_HIGH =

@@ -130,6 +130,11 @@ export class ZipStore {
         `stored entry has ${entry.compressedSize} bytes, ${entry.size} declared`,
       );
     }
+    // An empty value is returned without reading, so its checksum is checked here:
+    // a size of 0 with the CRC-32 of non-empty data is a damaged entry, not an empty one.
+    if (entry.size === 0 && this.#verify && entry.crc32 !== 0) {
+      throw this.#corrupt(entry, "declared empty, but its CRC-32 is not that of empty data");
+    }
     const [start, end] = rangeBounds(range, entry.size);
     if (end === start) return new Uint8Array(0);
     if (entry.method === METHOD_STORED && (start > 0 || end < entry.size)) {
