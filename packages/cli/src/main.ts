@@ -152,6 +152,13 @@ export async function main(
     if (args.length > max) throw new UsageError(`too many arguments: ${args.slice(max).join(" ")}`);
     return (await command.run(args, values, io)) ?? 0;
   } catch (e) {
+    if (io.signal?.aborted) {
+      // Ctrl-C / SIGTERM: what was written stays consistent (whole chunks); copies resume.
+      io.err(
+        `zarr: interrupted${argv.includes("copy") ? " (rerun with --resume to continue)" : ""}`,
+      );
+      return 130;
+    }
     const usage =
       e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
     const message = e instanceof Error ? e.message : String(e);
