@@ -12,4 +12,5 @@ export { arrayJson, scalarJson } from "./format.js";
 export { type Layout, layoutOf } from "./layout.js";
 export { COMMANDS, main, processIo } from "./main.js";
 export { decodeNpy, encodeNpy } from "./npy.js";
+export { formatBytes, formatDuration, Progress } from "./progress.js";
 export { openStoreArg, storeOptions } from "./stores.js";

@@ -408,3 +408,23 @@ describe("store options from flags and the environment", () => {
     );
   });
 });
+
+describe("progress line", () => {
+  it("shows percent, count, throughput and ETA, at most every 100 ms, and clears", async () => {
+    const { Progress, formatBytes, formatDuration } = await import("@zarr/cli");
+    const lines: string[] = [];
+    const p = new Progress(4, "copy", (l) => lines.push(l));
+    p.tick(1, 1024);
+    p.tick(1, 1024); // within 100 ms of the first: not drawn
+    p.tick(2, 2048); // the last unit is always drawn
+    p.finish();
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^copy {2}25% 1\/4 [\d.]+ (B|KiB|MiB)\/s ETA \d+:\d\d$/);
+    expect(lines[1]).toMatch(/^copy 100% 4\/4 .* ETA 0:00$/);
+    expect(lines[2]).toBe("");
+    expect(formatBytes(1536)).toBe("1.5 KiB");
+    expect(formatDuration(3725)).toBe("1:02:05");
+    const silent = new Progress(2, "copy");
+    silent.tick(2, 10); // no draw callback (pipe, CI): nothing happens
+  });
+});
