@@ -15,7 +15,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import "@zarr/codec-gzip/register";
-import { createArray, createGroup } from "@zarr/core";
+import "@zarr/codec-blosc/register";
+import "@zarr/codec-zstd/register";
+import { createArray, createGroup, openArray } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
 import { type BrowserContext, chromium, type Page, type Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -100,6 +102,20 @@ async function writeArray(dir: string): Promise<void> {
     for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) plane[y * nx + x] = value(z, y, x);
     await array.set([z, null, null], plane);
   }
+  // A small zstd array, for the lazily loaded WebAssembly codec.
+  const small = await createArray(store, "small", {
+    shape: [40, 50],
+    dataType: "int16",
+    chunkShape: [16, 16],
+    codecs: [
+      { name: "bytes", configuration: { endian: "little" } },
+      { name: "zstd", configuration: { level: 3, checksum: false } },
+    ],
+  });
+  await small.set(
+    null,
+    Int16Array.from({ length: 40 * 50 }, (_, i) => ((i * 37) % 1001) - 500),
+  );
   // Erase one chunk so a missing chunk (404) is part of a view.
   await store.erase(`volume/c/${HOLE.join("/")}`);
 }
@@ -189,11 +205,18 @@ function expectedKeys(state: Partial<ViewState>): string[] {
     .sort();
 }
 
-/** Runs `action`, then waits until the viewer finished one more read. */
-async function afterRead(page: Page, action: () => Promise<unknown>): Promise<void> {
+/**
+ * Runs `action`, then waits until the viewer finished one more read (counting
+ * from 0 when `action` loads a new page).
+ */
+async function afterRead(
+  page: Page,
+  action: () => Promise<unknown>,
+  navigates = false,
+): Promise<void> {
   const generation = () =>
     page.evaluate(() => Number(document.getElementById("status")?.dataset.generation ?? 0));
-  const before = page.url() === "about:blank" ? 0 : await generation();
+  const before = navigates || page.url() === "about:blank" ? 0 : await generation();
   await action();
   await page.waitForFunction(
     (n) => Number(document.getElementById("status")!.dataset.generation ?? 0) > n,
@@ -349,6 +372,66 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
     console.log(`viewer screenshot: ${file}`);
     expect(existsSync(file)).toBe(true);
     expect(await page.locator("#readout").textContent()).toMatch(/^\[\d+, \d+\] = /);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("a sharded blosc array (examples/data/weather.zarr) loads blosc on demand and draws its values", async () => {
+    const weather = fileURLToPath(new URL("../../data/weather.zarr", import.meta.url));
+    const served = await startZarrServe(weather);
+    try {
+      const assetsBefore = server.log.filter((r) => r.path.endsWith(".js")).length;
+      await afterRead(
+        page,
+        () =>
+          page.goto(
+            `${server.origin}/app/index.html?store=${encodeURIComponent(served.url)}&array=temperature&min=-5&max=30`,
+          ),
+        true,
+      );
+      // The reference: the same plane read in Node from the directory.
+      const array = await openArray(new FileSystemStore(weather), "temperature");
+      const plane = await array.get([0, null, null]);
+      const [rows, cols] = plane.shape as [number, number];
+      const table = COLOUR_MAPS.viridis!;
+      const expected = new Uint8Array(rows * cols * 4);
+      for (let i = 0; i < rows * cols; i++) {
+        const k = colourIndex((plane.data as Float32Array)[i]!, -5, 30);
+        if (k >= 0) expected.set([table[3 * k]!, table[3 * k + 1]!, table[3 * k + 2]!, 255], 4 * i);
+      }
+      const pixels = await canvasPixels(page);
+      expect([pixels.height, pixels.width]).toEqual([rows, cols]);
+      expect(compare(pixels.data, expected, cols)).toEqual({ mismatches: 0 });
+      // index.js and the lazily loaded blosc chunk (the page reloaded: two scripts this time).
+      const scripts = server.log.filter((r) => r.path.endsWith(".js")).slice(assetsBefore);
+      expect(scripts).toHaveLength(2);
+      expect(server.log.some((r) => r.path.endsWith(".wasm"))).toBe(false);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      served.child.kill();
+    }
+  });
+
+  it("a zstd array loads the codec and its WebAssembly on demand and draws its values", async () => {
+    const wasmBefore = server.log.filter((r) => r.path.endsWith(".wasm")).length;
+    await afterRead(
+      page,
+      () =>
+        page.goto(
+          `${server.origin}/app/index.html?store=${encodeURIComponent(dataUrl)}&array=small&min=-500&max=500`,
+        ),
+      true,
+    );
+    const table = COLOUR_MAPS.viridis!;
+    const expected = new Uint8Array(40 * 50 * 4);
+    for (let i = 0; i < 40 * 50; i++) {
+      const k = colourIndex(((i * 37) % 1001) - 500, -500, 500);
+      expected.set([table[3 * k]!, table[3 * k + 1]!, table[3 * k + 2]!, 255], 4 * i);
+    }
+    const pixels = await canvasPixels(page);
+    expect([pixels.height, pixels.width]).toEqual([40, 50]);
+    expect(compare(pixels.data, expected, 50)).toEqual({ mismatches: 0 });
+    const wasm = server.log.filter((r) => r.path.endsWith(".wasm")).slice(wasmBefore);
+    expect(wasm.map((r) => r.status)).toEqual([200]);
     expect(pageErrors).toEqual([]);
   });
 
