@@ -31,16 +31,23 @@ export function isRetryableStatus(status: number): boolean {
   return (status >= 500 && status !== 501 && status !== 505) || status === 429 || status === 408;
 }
 
-/** The delay before retry number `attempt` (0-based), honouring a `Retry-After` header in seconds. */
+/**
+ * The delay before retry number `attempt` (0-based): exponential backoff,
+ * lengthened (never shortened) by a `Retry-After` header in seconds, so a
+ * server answering `Retry-After: 0` cannot turn retries into a tight loop.
+ */
 export function retryDelay(
   policy: RetryPolicy,
   attempt: number,
   retryAfter?: string | null,
 ): number {
-  const seconds = retryAfter ? Number(retryAfter) : Number.NaN;
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, policy.maxDelay);
   const exp = Math.min(policy.baseDelay * 2 ** attempt, policy.maxDelay);
-  return exp / 2 + Math.random() * (exp / 2); // "equal jitter": spreads clients apart
+  const backoff = exp / 2 + Math.random() * (exp / 2); // "equal jitter": spreads clients apart
+  const seconds = retryAfter ? Number(retryAfter) : Number.NaN;
+  if (Number.isFinite(seconds) && seconds >= 0) {
+    return Math.min(Math.max(seconds * 1000, backoff), policy.maxDelay);
+  }
+  return backoff;
 }
 
 /** Resolves after `ms`, or rejects with an `AbortError` as soon as `signal` aborts. */

@@ -1,5 +1,6 @@
 export * from "./codec-data.js";
 export * from "./dir-store.js";
+export * from "./fault-proxy.js";
 export * from "./fixtures.js";
 export * from "./gcs-emulator.js";
 export * from "./python.js";
