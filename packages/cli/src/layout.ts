@@ -421,6 +421,7 @@ export async function writeLayout(
   const attributes = { ...layout.attributes };
   if (layout.format === 2) {
     const z = zarrayFor(layout, path, options.note ?? (() => {}));
+    const dataType = resolveDataType(layout.dataType, `${path}: data_type`);
     if (layout.dimensionNames?.every((d) => typeof d === "string"))
       attributes._ARRAY_DIMENSIONS = layout.dimensionNames as string[];
     return createArrayV2(store, path, {
@@ -429,7 +430,11 @@ export async function writeLayout(
       dtype: z.dtype as JsonValue,
       compressor: z.compressor as JsonObject | null,
       filters: z.filters as JsonObject[] | null,
-      fillValue: z.fill_value,
+      // zarrayOfV3 gives r<N> fills as byte lists; createArrayV2 takes the bytes themselves.
+      fillValue:
+        z.fill_value !== null && Array.isArray(z.fill_value) && dataType.kind === "raw"
+          ? dataType.parseFillValue(layout.fillValue, `${path}: fill_value`).value
+          : z.fill_value,
       order: z.order as "C" | "F",
       dimensionSeparator: layout.separator ?? ".",
       // No .zattrs for no attributes, as zarr-python writes it.

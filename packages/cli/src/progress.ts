@@ -17,7 +17,7 @@ export function formatBytes(n: number): string {
     n /= 1024;
     i++;
   }
-  return `${i === 0 ? n : n.toFixed(1)} ${units[i]}`;
+  return `${i === 0 ? Math.round(n) : n.toFixed(1)} ${units[i]}`;
 }
 
 /** Formats seconds as `m:ss` or `h:mm:ss`. */

@@ -221,6 +221,28 @@ describe("set and create", () => {
     expect((await run("create", store, "n3", ...n2.slice(2))).code).toBe(1);
   });
 
+  it("0-d, empty and r<N> arrays create, copy to v2 and read back", async () => {
+    const store = join(dir, "edge.zarr");
+    expect((await run("create", store, "s", "--shape", "", "--dtype", "int32")).code).toBe(0);
+    expect((await run("set", store, "s", "--value", "5")).code).toBe(0);
+    expect(
+      (await run("create", store, "e", "--shape", "0,5", "--dtype", "int32", "--chunks", "2,2"))
+        .code,
+    ).toBe(0);
+    expect((await run("create", store, "r", "--shape", "3", "--dtype", "r16")).code).toBe(0);
+    expect((await run("set", store, "r", "--select", "1", "--value", "[1,2]")).code).toBe(0);
+    const v2 = join(dir, "edge-v2.zarr");
+    const r = await run("copy", store, v2, "--format", "2");
+    expect(r.err).toBe("");
+    expect(r.out).toMatch(/^copied 3 arrays and 1 group: 2 chunks \(2 written\); 10 B of data/);
+    expect((await run("get", v2, "s", "--json")).out).toBe('{"shape":[],"data":[5]}');
+    expect((await run("get", v2, "e", "--json")).out).toBe('{"shape":[0,5],"data":[]}');
+    expect(JSON.parse(readFileSync(join(v2, "r/.zarray"), "utf8")).fill_value).toBe("AAA=");
+    const back = join(dir, "edge-v3.zarr");
+    expect((await run("copy", v2, back, "--format", "3", "-q")).code).toBe(0);
+    expect((await run("get", back, "s", "--json")).out).toBe('{"shape":[],"data":[5]}');
+  });
+
   it("set --value and --from (.npy and raw), read back with get", async () => {
     const store = join(dir, "made.zarr");
     expect((await run("set", store, "t", "--select", "0", "--value", "1.5")).code).toBe(0);

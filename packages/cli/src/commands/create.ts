@@ -174,7 +174,8 @@ examples:
       throw new UsageError(
         "zarr create needs --shape and --dtype (or --group, or --metadata FILE)",
       );
-    const shape = parseIntList(shapeText, "--shape", true);
+    // "" or "()" for a 0-dimensional array.
+    const shape = /^\(?\)?$/.test(shapeText.trim()) ? [] : parseIntList(shapeText, "--shape", true);
     let endianFromTypestr: "little" | "big" | undefined;
     let dataTypeJson: JsonValue = dtype.startsWith("{")
       ? (parseJsonOption(dtype, "--dtype") as JsonValue)
