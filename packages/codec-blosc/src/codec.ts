@@ -9,6 +9,7 @@
 import {
   type BytesToBytesCodec,
   type CodecContext,
+  CodecError,
   type CodecFactory,
   codecRegistry,
   type JsonObject,
@@ -139,6 +140,37 @@ export class BloscCodec implements BytesToBytesCodec {
     }
     if (engine.sync) return runSync(decompressGen(bytes, header, engine, path, true));
     return runAsync(decompressGen(bytes, header, engine, path));
+  }
+
+  /**
+   * Decompresses a Blosc 1 chunk into `out`, whose length must be the chunk's
+   * uncompressed size (a different size is a `CodecError`). Saves the fresh
+   * output buffer of {@link decode}.
+   */
+  decodeInto(bytes: Uint8Array, out: Uint8Array): void | Promise<void> {
+    const path = this.context.path;
+    const header = parseHeader(bytes, out.length, path);
+    if (header.nbytes !== out.length) {
+      throw new CodecError(
+        `blosc: header nbytes ${header.nbytes} differs from the expected decoded size ${out.length}`,
+        { path },
+      );
+    }
+    if (!needsEngine(header)) {
+      runSync(decompressGen(bytes, header, undefined, path, true, out));
+      return;
+    }
+    const engine = this.#engine(FORMAT_NAMES[header.format], 5);
+    if (engine instanceof Promise) {
+      return engine
+        .then((e) => runAsync(decompressGen(bytes, header, e, path, false, out)))
+        .then(() => {});
+    }
+    if (engine.sync) {
+      runSync(decompressGen(bytes, header, engine, path, true, out));
+      return;
+    }
+    return runAsync(decompressGen(bytes, header, engine, path, false, out)).then(() => {});
   }
 }
 

@@ -223,15 +223,66 @@ export class CodecPipeline {
     let bytes = encoded;
     for (let i = this.bytesToBytes.length - 1; i >= 0; i--) {
       throwIfAborted(options?.signal, this.path);
-      bytes = await this.bytesToBytes[i].decode(bytes, this.#sizes[i], options);
-      const expected = this.#sizes[i];
-      if (expected !== undefined && bytes.length !== expected) {
-        throw new CodecError(
-          `${this.path}: ${this.bytesToBytes[i].name} decoded ${bytes.length} bytes, expected ${expected}`,
-          { path: this.path },
-        );
-      }
+      bytes = await this.#decodeStage(i, bytes, options);
     }
+    return this.#decodeArray(bytes, options);
+  }
+
+  /**
+   * The byte size {@link decodeInto} needs for its target, or `undefined` when
+   * this pipeline cannot decode into caller memory (no bytes -> bytes codec
+   * with `decodeInto`, or a variable-size chunk encoding).
+   */
+  get decodeIntoSize(): number | undefined {
+    const first = this.bytesToBytes[0];
+    return first?.decodeInto === undefined ? undefined : this.#sizes[0];
+  }
+
+  /**
+   * Like {@link decode}, but the innermost bytes -> bytes codec writes its
+   * output into `target` (exactly {@link decodeIntoSize} bytes) instead of a
+   * fresh buffer. The result may share memory with `target` (with the `bytes`
+   * codec in little-endian order it is a view of it), so `target` must not be
+   * reused while the result is in use. Throws `CodecError` when the pipeline
+   * cannot decode into memory or `target` has the wrong size.
+   */
+  async decodeInto(
+    encoded: Uint8Array,
+    target: Uint8Array,
+    options?: CodecOptions,
+  ): Promise<NDArray> {
+    const size = this.decodeIntoSize;
+    if (size === undefined || target.length !== size) {
+      throw new CodecError(
+        `${this.path}: cannot decode into a target of ${target.length} bytes (${size === undefined ? "unsupported by these codecs" : `expected ${size}`})`,
+        { path: this.path },
+      );
+    }
+    let bytes = encoded;
+    for (let i = this.bytesToBytes.length - 1; i >= 1; i--) {
+      throwIfAborted(options?.signal, this.path);
+      bytes = await this.#decodeStage(i, bytes, options);
+    }
+    throwIfAborted(options?.signal, this.path);
+    await this.bytesToBytes[0].decodeInto!(bytes, target, options);
+    return this.#decodeArray(target, options);
+  }
+
+  /** Runs bytes -> bytes codec `i` backwards, checking a fixed output size. */
+  async #decodeStage(i: number, bytes: Uint8Array, options?: CodecOptions): Promise<Uint8Array> {
+    const out = await this.bytesToBytes[i].decode(bytes, this.#sizes[i], options);
+    const expected = this.#sizes[i];
+    if (expected !== undefined && out.length !== expected) {
+      throw new CodecError(
+        `${this.path}: ${this.bytesToBytes[i].name} decoded ${out.length} bytes, expected ${expected}`,
+        { path: this.path },
+      );
+    }
+    return out;
+  }
+
+  /** The array -> bytes and array -> array stages of decoding. */
+  async #decodeArray(bytes: Uint8Array, options?: CodecOptions): Promise<NDArray> {
     let array = await this.arrayToBytes.decode(bytes, this.#specs[this.#specs.length - 1], options);
     for (let i = this.arrayToArray.length - 1; i >= 0; i--) {
       throwIfAborted(options?.signal, this.path);

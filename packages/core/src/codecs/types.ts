@@ -113,6 +113,15 @@ export interface BytesToBytesCodec extends CodecBase {
     decodedSize?: number,
     options?: CodecOptions,
   ): Promise<Uint8Array> | Uint8Array;
+  /**
+   * Optional: decodes `bytes` into `out`, whose length is the exact decoded size
+   * (the pipeline calls it only when that size is fixed, e.g. after the `bytes`
+   * codec). Any other decoded length is a `CodecError`. The written bytes must
+   * equal what {@link decode} returns. The pipeline uses it to decode into reused
+   * scratch memory or straight into a read's output instead of a fresh buffer;
+   * on error, `out` may hold partial data.
+   */
+  decodeInto?(bytes: Uint8Array, out: Uint8Array, options?: CodecOptions): Promise<void> | void;
   /** Encoded length for an input of `decodedSize` bytes, when fixed (e.g. crc32c: +4). */
   encodedSize?(decodedSize: number): number | undefined;
 }

@@ -232,9 +232,29 @@ export class ZarrArray {
 
   /** Decodes stored bytes of one chunk, in a worker when the pool takes the job. */
   #decode(bytes: Uint8Array, options: GetOptions): Promise<NDArray> {
+    return this.#offload(bytes, options) ?? this.#parts.codecs.decode(bytes, options);
+  }
+
+  /** The worker pool's decoding of a chunk, or `undefined` when it declines the job. */
+  #offload(bytes: Uint8Array, options: GetOptions): Promise<NDArray> | undefined {
+    return this.#workers(options)?.decode(this.#parts.codecs, bytes, this.#d().context, options);
+  }
+
+  /**
+   * Reused decode targets for one read, when the codecs can decode into caller
+   * memory: at most one buffer per chunk in flight, freed with the read.
+   */
+  #scratch(out: DataArray): Scratch | undefined {
     const codecs = this.#parts.codecs;
-    const offloaded = this.#workers(options)?.decode(codecs, bytes, this.#d().context, options);
-    return offloaded ?? codecs.decode(bytes, options);
+    const size = codecs.decodeIntoSize;
+    if (size === undefined) return undefined;
+    const { chunkLength, chunkShape } = this.#d();
+    // In-place decoding needs the chunk's bytes laid out exactly like the output's elements.
+    const inPlace =
+      codecs.arrayToArray.length === 0 &&
+      ArrayBuffer.isView(out) &&
+      size === chunkLength * this.dataType.width * out.BYTES_PER_ELEMENT;
+    return { size, free: [], inPlace, chunkShape, chunkLength };
   }
 
   /** Reads and decodes the chunk at `coords` (already validated). */
@@ -309,6 +329,7 @@ export class ZarrArray {
     const outStrides = cStrides(outShape);
     const out = dataType.allocate(product(outShape));
     const { fill, zeroFill, chunkStrides } = this.#d();
+    const scratch = this.#scratch(out);
     await forEachConcurrent(
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -324,6 +345,30 @@ export class ZarrArray {
             options,
           );
           chunkSel = shiftSelection(p.chunkSel, region);
+        } else if (scratch !== undefined) {
+          const bytes = await this.store.get(this.chunkKey(p.chunkCoords), undefined, options);
+          if (bytes !== undefined) {
+            const offloaded = this.#offload(bytes, options);
+            if (offloaded !== undefined) chunk = await offloaded;
+            else {
+              const direct = directTarget(p, out, outStrides, scratch);
+              if (direct !== undefined) {
+                chunk = await this.#parts.codecs.decodeInto(bytes, direct, options);
+                if (isViewOf(chunk.data, direct)) return; // decoded in place
+                if (sharesBuffer(chunk.data, out)) chunk = { ...chunk, data: chunk.data.slice() };
+              } else {
+                // Decode into reused memory and copy out before giving it back.
+                const buf = scratch.free.pop() ?? new Uint8Array(scratch.size);
+                try {
+                  const c = await this.#parts.codecs.decodeInto(bytes, buf, options);
+                  copyChunk(c, chunkSel, chunkStrides, out, p.outAxes, outStrides, width);
+                } finally {
+                  scratch.free.push(buf);
+                }
+                return;
+              }
+            }
+          }
         } else {
           chunk = await this.#readChunk(p.chunkCoords, options);
         }
@@ -332,18 +377,7 @@ export class ZarrArray {
           if (!zeroFill) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
           return;
         }
-        const src = resolveAxes(chunkSel, chunk.stride.length ? chunk.stride : chunkStrides);
-        copyStrided(
-          chunk.data,
-          src.offset,
-          src.axes,
-          src.strides,
-          out,
-          0,
-          p.outAxes,
-          outStrides,
-          width,
-        );
+        copyChunk(chunk, chunkSel, chunkStrides, out, p.outAxes, outStrides, width);
       },
       options.signal,
     );
@@ -691,6 +725,82 @@ interface Derived {
   readonly chunkStrides: number[];
   readonly chunkLength: number;
   readonly context: { format: 2 | 3; path: string };
+}
+
+/** Per-read state of decoding into caller memory (see `ZarrArray.#scratch`). */
+interface Scratch {
+  /** Decoded byte size of one chunk's innermost bytes -> bytes stage. */
+  readonly size: number;
+  /** Buffers not in use. */
+  readonly free: Uint8Array[];
+  /** Whole chunks may decode straight into the output (same byte layout). */
+  readonly inPlace: boolean;
+  readonly chunkShape: readonly number[];
+  readonly chunkLength: number;
+}
+
+/** Copies the selected part of a decoded chunk into the output. */
+function copyChunk(
+  chunk: NDArray,
+  chunkSel: readonly (number | Axis)[],
+  chunkStrides: readonly number[],
+  out: DataArray,
+  outAxes: readonly Axis[],
+  outStrides: readonly number[],
+  width: number,
+): void {
+  const src = resolveAxes(chunkSel, chunk.stride.length ? chunk.stride : chunkStrides);
+  copyStrided(chunk.data, src.offset, src.axes, src.strides, out, 0, outAxes, outStrides, width);
+}
+
+/**
+ * The bytes of `out` that a whole chunk maps onto, when they are one
+ * contiguous run in the chunk's own C order (e.g. chunks spanning whole rows):
+ * the chunk can then decode straight into the output.
+ */
+function directTarget(
+  p: ChunkProjection,
+  out: DataArray,
+  outStrides: readonly number[],
+  scratch: Scratch,
+): Uint8Array | undefined {
+  if (!scratch.inPlace || !ArrayBuffer.isView(out)) return undefined;
+  const { chunkShape } = scratch;
+  for (let d = 0; d < chunkShape.length; d++) {
+    const s = p.chunkSel[d];
+    if (typeof s === "number") {
+      if (chunkShape[d] !== 1) return undefined;
+    } else if ("indices" in s || s.start !== 0 || s.step !== 1 || s.count !== chunkShape[d]) {
+      return undefined;
+    }
+  }
+  // Distinct C-order positions fill [offset, offset + span] exactly when span + 1 == count.
+  let offset = 0;
+  let span = 0;
+  for (let k = 0; k < p.outAxes.length; k++) {
+    const a = p.outAxes[k];
+    if ("indices" in a || a.step !== 1) return undefined;
+    offset += a.start * outStrides[k];
+    span += (a.count - 1) * outStrides[k];
+  }
+  if (span + 1 !== scratch.chunkLength) return undefined;
+  const bytesPerElement = scratch.size / scratch.chunkLength;
+  return new Uint8Array(out.buffer, out.byteOffset + offset * bytesPerElement, scratch.size);
+}
+
+/** `data` is exactly the memory of `bytes` (same buffer, offset and length). */
+function isViewOf(data: DataArray, bytes: Uint8Array): boolean {
+  return (
+    ArrayBuffer.isView(data) &&
+    data.buffer === bytes.buffer &&
+    data.byteOffset === bytes.byteOffset &&
+    data.byteLength === bytes.byteLength
+  );
+}
+
+/** `data` lives in the same memory as `out`. */
+function sharesBuffer(data: DataArray, out: DataArray): boolean {
+  return ArrayBuffer.isView(data) && ArrayBuffer.isView(out) && data.buffer === out.buffer;
 }
 
 /** The smallest box (per dimension [start, stop)) holding every selected element of a chunk. */

@@ -1,0 +1,53 @@
+/**
+ * `BloscCodec.decodeInto` (core's optional bytes -> bytes `decodeInto`) must
+ * write exactly what `decode` returns, into dirty reused memory, for every
+ * compressor, shuffle, typesize and the memcpyed/empty forms; a chunk of
+ * another size is a CodecError.
+ */
+import "@zarr/codec-gzip/register";
+import "@zarr/codec-zstd/register";
+import { CodecError } from "@zarr/core";
+import { describe, expect, it } from "vitest";
+import { makeCodec, structured } from "./helpers.js";
+
+describe("decodeInto equals decode (Blosc 1 format)", () => {
+  it("every cname × shuffle × typesize, into a dirty reused buffer", async () => {
+    const sizes = [0, 100, 4096, 70_001];
+    for (const cname of ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"]) {
+      for (const shuffle of ["noshuffle", "shuffle", "bitshuffle"]) {
+        for (const typesize of [1, 2, 4, 8]) {
+          const codec = makeCodec({ cname, clevel: 5, shuffle, typesize }, typesize);
+          const scratch = new Uint8Array(70_001).fill(0xee);
+          for (const size of sizes) {
+            const data = structured(size, typesize + size);
+            const enc = await codec.encode(data);
+            const expected = await codec.decode(enc, size);
+            const out = scratch.subarray(0, size);
+            await codec.decodeInto(enc, out);
+            expect(Buffer.compare(out, expected)).toBe(0);
+            expect(Buffer.compare(out, data)).toBe(0);
+          }
+        }
+      }
+    }
+  });
+
+  it("clevel 0 (memcpyed) chunks", async () => {
+    const codec = makeCodec({ cname: "lz4", clevel: 0, shuffle: "shuffle" }, 4);
+    const data = structured(5000, 9);
+    const out = new Uint8Array(5000).fill(1);
+    await codec.decodeInto(await codec.encode(data), out);
+    expect(Buffer.compare(out, data)).toBe(0);
+  });
+
+  it("a chunk larger or smaller than the target is a CodecError (nothing written past it)", async () => {
+    const codec = makeCodec({ cname: "lz4", clevel: 5, shuffle: "shuffle" }, 4);
+    const enc = await codec.encode(structured(4096));
+    const big = new Uint8Array(8192);
+    const small = big.subarray(0, 4092);
+    expect(() => codec.decodeInto(enc, small)).toThrow(CodecError);
+    expect(() => codec.decodeInto(enc, small)).toThrow(/exceeds the expected decoded size 4092/);
+    expect(big.every((b) => b === 0)).toBe(true);
+    expect(() => codec.decodeInto(enc, big)).toThrow(/differs from the expected decoded size 8192/);
+  });
+});

@@ -1,0 +1,223 @@
+/**
+ * Decoding into caller memory (`BytesToBytesCodec.decodeInto`, used by
+ * `ZarrArray.get` for reused scratch buffers and for chunks that map onto one
+ * contiguous run of the output) must give exactly what the generic
+ * `decode` path gives: random shapes and selections, ragged edge chunks,
+ * transposes, big-endian chunks, missing chunks, every element width.
+ */
+import {
+  type BytesToBytesCodec,
+  CodecError,
+  type CodecFactory,
+  createArray,
+  type DataArray,
+  type JsonObject,
+  MemoryStore,
+  registerCodec,
+  type Selection,
+  slice,
+} from "@zarr/core";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+
+/** What the test codecs saw: decodeInto targets, to tell in-place decodes from scratch ones. */
+const seen = { into: 0, targets: new Set<ArrayBufferLike>() };
+
+/** A reversible byte transform (XOR 0x5a, then reversed), with or without `decodeInto`. */
+function xorCodec(name: string, withInto: boolean): CodecFactory {
+  const transform = (src: Uint8Array, dst: Uint8Array) => {
+    const n = src.length;
+    for (let i = 0; i < n; i++) dst[n - 1 - i] = src[i] ^ 0x5a;
+  };
+  return {
+    kind: "bytes_to_bytes",
+    fromConfig(): BytesToBytesCodec {
+      const codec: BytesToBytesCodec = {
+        kind: "bytes_to_bytes",
+        name,
+        toJSON: () => ({ name }),
+        encode(bytes) {
+          const out = new Uint8Array(bytes.length);
+          transform(bytes, out);
+          return out;
+        },
+        decode(bytes) {
+          const out = new Uint8Array(bytes.length);
+          transform(bytes, out);
+          return out;
+        },
+      };
+      if (!withInto) return codec;
+      return {
+        ...codec,
+        decodeInto(bytes, out) {
+          if (bytes.length !== out.length) {
+            throw new CodecError(`${name}: ${bytes.length} bytes, expected ${out.length}`);
+          }
+          seen.into++;
+          seen.targets.add(out.buffer);
+          transform(bytes, out);
+        },
+      };
+    },
+  };
+}
+
+beforeAll(() => {
+  registerCodec("test.xor-into", xorCodec("test.xor-into", true));
+  registerCodec("test.xor-plain", xorCodec("test.xor-plain", false));
+});
+
+const DTYPES = [
+  { name: "float32", width: 1, make: (k: number) => k * 0.5 - 3 },
+  { name: "int16", width: 1, make: (k: number) => (k % 200) - 100 },
+  { name: "uint8", width: 1, make: (k: number) => k % 251 },
+  { name: "float64", width: 1, make: (k: number) => k / 7 },
+  { name: "complex64", width: 2, make: (k: number) => k - 1.5 },
+] as const;
+
+const caseArb = fc
+  .record({
+    dims: fc.integer({ min: 1, max: 3 }),
+    dtype: fc.integer({ min: 0, max: DTYPES.length - 1 }),
+    zeroFill: fc.boolean(),
+    transpose: fc.boolean(),
+    bigEndian: fc.boolean(),
+    // Chunks spanning whole trailing dimensions exercise in-place decoding.
+    rowChunks: fc.boolean(),
+    seed: fc.integer({ min: 0, max: 1 << 20 }),
+  })
+  .chain((c) =>
+    fc.record({
+      c: fc.constant(c),
+      shape: fc.array(fc.integer({ min: 1, max: 9 }), { minLength: c.dims, maxLength: c.dims }),
+      chunks: fc.array(fc.integer({ min: 1, max: 4 }), { minLength: c.dims, maxLength: c.dims }),
+      sel: fc.array(
+        fc.record({
+          a: fc.integer({ min: -10, max: 10 }),
+          b: fc.integer({ min: -10, max: 10 }),
+          step: fc.constantFrom(1, 1, 2, -1, -3),
+          int: fc.boolean(),
+        }),
+        { minLength: c.dims, maxLength: c.dims },
+      ),
+    }),
+  );
+
+describe("decodeInto (v3 core: codecs, bytes -> bytes decode)", () => {
+  it("get through decodeInto equals get through decode, for any selection", async () => {
+    const before = { ...seen, targets: seen.targets.size };
+    let inPlace = 0;
+    await fc.assert(
+      fc.asyncProperty(caseArb, async ({ c, shape, chunks, sel }) => {
+        const dt = DTYPES[c.dtype];
+        const fillNum = c.zeroFill ? 0 : 7;
+        const fillValue = dt.name === "complex64" ? [fillNum, fillNum] : fillNum;
+        const chunkShape = c.rowChunks ? chunks.map((k, d) => (d === 0 ? k : shape[d])) : chunks;
+        const order = shape.map((_, i) => shape.length - 1 - i);
+        const make = (codec: string) =>
+          createArray(new MemoryStore(), "a", {
+            shape,
+            dataType: dt.name,
+            chunkShape,
+            fillValue: fillValue as never,
+            codecs: [
+              ...(c.transpose ? [{ name: "transpose", configuration: { order } }] : []),
+              { name: "bytes", configuration: { endian: c.bigEndian ? "big" : "little" } },
+              { name: codec },
+            ] as JsonObject[],
+          });
+        const into = await make("test.xor-into");
+        const plain = await make("test.xor-plain");
+        // Write a sub-box: some chunks stay missing, some are partial.
+        const lo = shape.map((s, d) => (c.seed >> d) % s);
+        const hi = shape.map((s, d) => Math.min(s, lo[d] + 1 + ((c.seed >> (d + 3)) % s)));
+        const boxN = hi.reduce((n, h, d) => n * (h - lo[d]), 1);
+        const value = into.dataType.allocate(boxN) as unknown as number[];
+        for (let k = 0; k < boxN * dt.width; k++) value[k] = dt.make(k + c.seed);
+        const box = lo.map((l, d) => slice(l, hi[d]));
+        await into.set(box, value as unknown as DataArray);
+        await plain.set(box, value as unknown as DataArray);
+        const selection: Selection = sel.map((s, d) =>
+          s.int ? ((s.a % shape[d]) + shape[d]) % shape[d] : slice(s.a, s.b, s.step),
+        );
+        for (const q of [null, selection]) {
+          const a = await into.get(q);
+          const b = await plain.get(q);
+          expect(a.shape).toEqual(b.shape);
+          expect(Array.from(a.data as ArrayLike<number>)).toEqual(
+            Array.from(b.data as ArrayLike<number>),
+          );
+          if (seen.targets.has(a.data.buffer as ArrayBufferLike)) inPlace++;
+        }
+      }),
+      { seed: 42, numRuns: 150 },
+    );
+    expect(seen.into).toBeGreaterThan(before.into);
+    // Some reads decoded straight into their output.
+    expect(inPlace).toBeGreaterThan(0);
+  });
+
+  it("1-d chunks decode in place; ragged last chunk goes through scratch", async () => {
+    for (const endian of ["little", "big"] as const) {
+      const a = await createArray(new MemoryStore(), "v", {
+        shape: [10],
+        dataType: "int32",
+        chunkShape: [4],
+        fillValue: -1,
+        codecs: [{ name: "bytes", configuration: { endian } }, { name: "test.xor-into" }],
+      });
+      await a.set(slice(0, 7), Int32Array.from([1, 2, 3, 4, 5, 6, 7]));
+      const { data } = await a.get(null);
+      expect(Array.from(data as Int32Array)).toEqual([1, 2, 3, 4, 5, 6, 7, -1, -1, -1]);
+      const part = await a.get(slice(2, 10));
+      expect(Array.from(part.data as Int32Array)).toEqual([3, 4, 5, 6, 7, -1, -1, -1]);
+    }
+  });
+
+  it("a chunk of the wrong size is a CodecError naming the codec, not wrong data", async () => {
+    const store = new MemoryStore();
+    const a = await createArray(store, "e", {
+      shape: [8],
+      dataType: "uint8",
+      chunkShape: [4],
+      codecs: [{ name: "bytes" }, { name: "test.xor-into" }],
+    });
+    await a.set(null, Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]));
+    await store.set("e/c/1", new Uint8Array(3));
+    await expect(a.get(null)).rejects.toThrow(CodecError);
+    await expect(a.get(null)).rejects.toThrow(/test\.xor-into: 3 bytes, expected 4/);
+  });
+
+  it("pipeline.decodeInto checks the target size and tells when it cannot decode into memory", async () => {
+    const a = await createArray(new MemoryStore(), "p", {
+      shape: [4],
+      dataType: "uint16",
+      chunkShape: [4],
+      codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "test.xor-into" }],
+    });
+    expect(a.codecs.decodeIntoSize).toBe(8);
+    const encoded = await a.codecs.encode({
+      data: Uint16Array.from([1, 2, 3, 4]),
+      shape: [4],
+      stride: [1],
+      dataType: a.dataType,
+    });
+    const target = new Uint8Array(8);
+    const r = await a.codecs.decodeInto(encoded, target);
+    expect(r.data.buffer).toBe(target.buffer);
+    expect(Array.from(r.data as Uint16Array)).toEqual([1, 2, 3, 4]);
+    await expect(a.codecs.decodeInto(encoded, new Uint8Array(7))).rejects.toThrow(
+      /cannot decode into a target of 7 bytes \(expected 8\)/,
+    );
+    const raw = await createArray(new MemoryStore(), "r", {
+      shape: [4],
+      dataType: "uint8",
+      chunkShape: [4],
+    });
+    expect(raw.codecs.decodeIntoSize).toBeUndefined();
+    await expect(raw.codecs.decodeInto(new Uint8Array(4), new Uint8Array(4))).rejects.toThrow(
+      CodecError,
+    );
+  });
+});
