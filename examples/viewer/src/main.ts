@@ -154,6 +154,20 @@ function draw(): void {
   const image = ctx.createImageData(plane.cols, plane.rows);
   paint(plane, image.data, Number(minInput.value), Number(maxInput.value), table);
   ctx.putImageData(image, 0, 0);
+  drawLegend(table);
+}
+
+/** The colour bar under the image, labelled with the colour range. */
+function drawLegend(table: Uint8Array): void {
+  const bar = $<HTMLCanvasElement>("colourbar");
+  const ctx = bar.getContext("2d");
+  if (!ctx) return;
+  const image = ctx.createImageData(256, 1);
+  for (let i = 0; i < 256; i++)
+    image.data.set([table[3 * i]!, table[3 * i + 1]!, table[3 * i + 2]!, 255], 4 * i);
+  ctx.putImageData(image, 0, 0);
+  $("legend-min").textContent = minInput.value;
+  $("legend-max").textContent = maxInput.value;
 }
 
 /** Reads the window of the current state (unless already on screen) and draws it. */
