@@ -430,11 +430,13 @@ export async function writeLayout(
       dtype: z.dtype as JsonValue,
       compressor: z.compressor as JsonObject | null,
       filters: z.filters as JsonObject[] | null,
-      // zarrayOfV3 gives r<N> fills as byte lists; createArrayV2 takes the bytes themselves.
+      // Numbers and their JSON forms ("NaN") go as v2 JSON; byte, string, datetime and
+      // structured fills as the scalar itself (a string there would be read as the value,
+      // not as base64).
       fillValue:
-        z.fill_value !== null && Array.isArray(z.fill_value) && dataType.kind === "raw"
-          ? dataType.parseFillValue(layout.fillValue, `${path}: fill_value`).value
-          : z.fill_value,
+        z.fill_value === null || ["bool", "int", "uint", "float", "complex"].includes(dataType.kind)
+          ? z.fill_value
+          : dataType.parseFillValue(layout.fillValue, `${path}: fill_value`).value,
       order: z.order as "C" | "F",
       dimensionSeparator: layout.separator ?? ".",
       // No .zattrs for no attributes, as zarr-python writes it.

@@ -1,7 +1,7 @@
 // zarr copy: format conversion of every zarrita fixture array, rechunking and
 // resharding, --resume after SIGKILL, and --part processes running at once.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { main } from "@zarr/cli";
@@ -137,6 +137,23 @@ describe("a mixed v3/v2 hierarchy without layout flags", () => {
 });
 
 describe.skipIf(!present)("a whole hierarchy", () => {
+  it("v2 → v2 keeps every array (json2 objects included) and the .zmetadata", async () => {
+    const src = join(zarritaFixtures, "v2/data.zarr");
+    const dst = join(dir, "v2-to-v2");
+    const r = await run("copy", src, dst, "-q");
+    expect(r.err).toBe("");
+    expect(r.code).toBe(0);
+    expect(existsSync(join(dst, ".zmetadata"))).toBe(true);
+    const expected = loadExpected(2);
+    for (const key of Object.keys(expected)) {
+      expect(readFileSync(join(dst, key, ".zarray")), key).toEqual(
+        readFileSync(join(src, key, ".zarray")),
+      );
+      expect(same((await getJson(dst, key)).data, expected[key].data), key).toBe(true);
+    }
+    expect((await run("verify", dst)).code).toBe(0);
+  });
+
   it("copies groups, attributes and consolidated metadata (v3 → v3)", async () => {
     const src = join(zarritaFixtures, "v3/data.zarr");
     const dst = join(dir, "whole");

@@ -72,7 +72,8 @@ options:
                      part 0 writes the metadata (see below)
   --metadata-only    write the destination metadata and no data
   --no-metadata      write data only (metadata written by another process)
-  --consolidate      write consolidated metadata for a group (v3 inline, v2 .zmetadata)
+  --consolidate      write consolidated metadata for a group (v3 inline, v2 .zmetadata);
+                     the default when the source group has it
   --jobs N           destination chunks in flight (default ${DEFAULT_JOBS})
   --max-memory SIZE  bound on decoded data held at once (default 1G); lowers --jobs
                      for large chunks
@@ -181,7 +182,11 @@ examples:
     }
     if (writesMetadata)
       await writePlanMetadata(plan, dst, {
-        consolidate: flag(values, "consolidate"),
+        consolidate:
+          flag(values, "consolidate") ||
+          (root.kind === "group" &&
+            (root.consolidated ||
+              (await src.has(`${root.path ? `${root.path}/` : ""}.zmetadata`)))),
         requireSame: resume,
         signal: io.signal,
       });

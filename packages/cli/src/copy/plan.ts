@@ -16,13 +16,14 @@ import {
   type Group,
   type HierarchyNode,
   MemoryStore,
+  open,
   parentPath,
   resolveStore,
   type Store,
   type ZarrArray,
 } from "@zarr/core";
 import { consolidate as consolidateV2, createGroupV2 } from "@zarr/v2-compat";
-import { applyLayoutFlags, type Layout, layoutOf, writeLayout } from "../layout.js";
+import { applyLayoutFlags, LAYOUT_FLAGS, type Layout, layoutOf, writeLayout } from "../layout.js";
 import { UsageError } from "../usage.js";
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -34,7 +35,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 /** One node of a copy. */
 export type PlannedNode =
   | { kind: "group"; src: Group; dstPath: string; format: 2 | 3 }
-  | { kind: "array"; src: ZarrArray; dstPath: string; layout: Layout; plan: ZarrArray };
+  | { kind: "array"; src: ZarrArray; dstPath: string; layout?: Layout; plan: ZarrArray };
 
 /** The whole copy plan. */
 export interface CopyPlan {
@@ -44,6 +45,30 @@ export interface CopyPlan {
   meta: Store;
   dstPath: string;
   format: 2 | 3;
+}
+
+/** True when any flag that changes an array's layout is set (besides a --format equal to the source's). */
+function hasLayoutFlags(flags: Record<string, unknown>): boolean {
+  return Object.keys(LAYOUT_FLAGS).some((name) => name !== "format" && flags[name] !== undefined);
+}
+
+/**
+ * Copies an array's own metadata documents unchanged into the planning store and
+ * opens the array from there, or returns undefined when the documents are not
+ * stored as files (e.g. only in consolidated metadata) or the format differs.
+ * Keeps everything, including codecs without a v3 form (json2 object arrays).
+ */
+async function copyDocs(src: ZarrArray, meta: Store, path: string): Promise<ZarrArray | undefined> {
+  const names = src.zarrFormat === 3 ? ["zarr.json"] : [".zarray", ".zattrs"];
+  const first = await src.store.get(childKey(src.path, names[0]));
+  if (first === undefined) return undefined;
+  await meta.set(childKey(path, names[0]), first);
+  for (const name of names.slice(1)) {
+    const bytes = await src.store.get(childKey(src.path, name));
+    if (bytes !== undefined) await meta.set(childKey(path, name), bytes);
+  }
+  const node = await open(meta, path, { consolidated: false });
+  return node.kind === "array" && node.zarrFormat === src.zarrFormat ? node : undefined;
 }
 
 function join(base: string, rel: string): string {
@@ -73,6 +98,14 @@ export async function planCopy(
       else await createGroup(meta, path, { attributes: src.attrs, overwrite: true });
       nodes.push({ kind: "group", src, dstPath: path, format });
     } else {
+      const verbatim =
+        format === src.zarrFormat && !hasLayoutFlags(flags)
+          ? await copyDocs(src, meta, path)
+          : undefined;
+      if (verbatim) {
+        nodes.push({ kind: "array", src, dstPath: path, plan: verbatim });
+        continue;
+      }
       const layout = applyLayoutFlags(layoutOf(src), flags, src.zarrFormat);
       if (format === 2) layout.shards = undefined;
       const plan = await writeLayout(meta, path, layout, { overwrite: true, note });
