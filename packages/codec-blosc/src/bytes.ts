@@ -33,6 +33,9 @@ export function copyBytes(
   for (; k < n; k++) dst[op + k] = src[ip + k];
 }
 
+/** Matches longer than this are copied with native `copyWithin` calls. */
+const LONG_MATCH = 64;
+
 /**
  * Copies a `len`-byte match from `dist` bytes back (overlap allowed: the copy
  * repeats the last `dist` bytes). Returns the new output position. Callers
@@ -46,9 +49,22 @@ export function copyMatch(
   len: number,
 ): number {
   const end = op + len;
-  if (dist >= len && len > 128) {
-    dst.copyWithin(op, op - dist, op - dist + len);
-    return end;
+  if (len > LONG_MATCH) {
+    if (dist >= len) {
+      dst.copyWithin(op, op - dist, op - dist + len);
+      return end;
+    }
+    if (dist >= 2) {
+      // A long repeat of a short period: the output from `op - dist` is periodic,
+      // so each native copy can take everything written so far (doubling).
+      const from = op - dist;
+      for (let w = 0; w < len; ) {
+        const n = Math.min(w + dist, len - w);
+        dst.copyWithin(op + w, from, from + n);
+        w += n;
+      }
+      return end;
+    }
   }
   if (dist >= 4) {
     // Forward 4-byte steps read only bytes already written when dist >= 4.

@@ -2,12 +2,15 @@
  * `BloscCodec.decodeInto` (core's optional bytes -> bytes `decodeInto`) must
  * write exactly what `decode` returns, into dirty reused memory, for every
  * compressor, shuffle, typesize and the memcpyed/empty forms; a chunk of
- * another size is a CodecError.
+ * another size is a CodecError. Also the decoders' long-match copy.
  */
 import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
 import { CodecError } from "@zarr/core";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+// Internal helper without a public entry point, tested directly.
+import { copyMatch, viewOf } from "../src/bytes.js";
 import { makeCodec, structured } from "./helpers.js";
 
 describe("decodeInto equals decode (Blosc 1 format)", () => {
@@ -49,5 +52,27 @@ describe("decodeInto equals decode (Blosc 1 format)", () => {
     expect(() => codec.decodeInto(enc, small)).toThrow(/exceeds the expected decoded size 4092/);
     expect(big.every((b) => b === 0)).toBe(true);
     expect(() => codec.decodeInto(enc, big)).toThrow(/differs from the expected decoded size 8192/);
+  });
+});
+
+describe("long overlapping match copies (native doubling) equal a byte-by-byte copy", () => {
+  it("any distance and length", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 1, max: 3000 }),
+        fc.integer({ min: 0, max: 50 }),
+        (dist, len, extra) => {
+          const start = dist + extra;
+          const a = new Uint8Array(start + len + 8);
+          for (let i = 0; i < start; i++) a[i] = (i * 131 + 7) & 255;
+          const b = a.slice();
+          expect(copyMatch(a, viewOf(a), start, dist, len)).toBe(start + len);
+          for (let i = start; i < start + len; i++) b[i] = b[i - dist];
+          expect(Buffer.compare(a, b)).toBe(0);
+        },
+      ),
+      { seed: 42, numRuns: 400 },
+    );
   });
 });
