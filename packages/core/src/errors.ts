@@ -1,5 +1,5 @@
 /**
- * The error hierarchy of every @zarr package. Each error names the key, path or
+ * The error hierarchy of every `@zarr` package. Each error names the key, path or
  * field it concerns and the reason, so that one line is enough to act on.
  *
  * @module
@@ -13,7 +13,7 @@ export interface ZarrErrorOptions {
   path?: string;
 }
 
-/** Base class of every error thrown by @zarr packages. */
+/** Base class of every error thrown by `@zarr` packages. */
 export class ZarrError extends Error {
   /** The store key, node path or metadata field the error concerns, when known. */
   readonly path: string | undefined;

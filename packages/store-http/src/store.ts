@@ -91,7 +91,9 @@ export class HttpStore {
     this.url = base;
     const f = options.fetch ?? globalThis.fetch;
     if (typeof f !== "function") throw new StoreError("no fetch available: pass options.fetch");
-    this.#fetch = f;
+    // Browsers reject fetch called as a method of another object ("Illegal
+    // invocation"): keep it as a plain function call.
+    this.#fetch = (input, init) => f(input, init);
     this.#headers = new Headers(options.headers);
     this.#forbiddenIsMissing = options.forbiddenIsMissing ?? false;
     this.#suffixRanges = options.suffixRanges ?? true;

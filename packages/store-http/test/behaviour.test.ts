@@ -212,3 +212,17 @@ describe("custom fetch, headers and the opener", () => {
     expect(() => new HttpStore("ftp://x/")).toThrow(StoreError);
   });
 });
+
+describe("fetch binding", () => {
+  it("calls fetch as a plain function, as browsers require (no 'Illegal invocation')", async () => {
+    // Browsers throw when window.fetch is called with another object as `this`.
+    function strictFetch(this: unknown, input: RequestInfo | URL, init?: RequestInit) {
+      if (this !== undefined && this !== globalThis) throw new TypeError("Illegal invocation");
+      return fetch(input, init);
+    }
+    const s = resolveStore(
+      new HttpStore(`${server.url}data`, { ...fast, fetch: strictFetch as typeof fetch }),
+    );
+    expect(await s.get("v", { offset: 0, length: 3 })).toEqual(value.slice(0, 3));
+  });
+});
