@@ -23,6 +23,7 @@ import {
   sliceRange,
   throwIfAborted,
   validateKey,
+  validatePrefix,
   type WritableStore,
 } from "@zarr/core";
 import { isNotFound, isRangeNotSatisfiable, storeError } from "./errors.js";
@@ -133,8 +134,21 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     return `gs://${this.bucketName}/${this.#root}`;
   }
 
+  /**
+   * The object name of `key`. Keys are checked here too (not only by core's
+   * `resolveStore`), so a store used directly cannot reach objects outside its prefix.
+   */
+  #objectName(key: string): string {
+    return this.#root + validateKey(key);
+  }
+
+  /** The object name prefix of store prefix `prefix` (checked like keys). */
+  #objectPrefix(prefix: string): string {
+    return this.#root + validatePrefix(prefix);
+  }
+
   #file(key: string): File {
-    return this.#bucket.file(this.#root + key);
+    return this.#bucket.file(this.#objectName(key));
   }
 
   #location(objectName: string): string {
@@ -216,7 +230,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   }
 
   async erase(key: string, options?: StoreOptions): Promise<void> {
-    await this.#delete(this.#root + key, options?.signal);
+    await this.#delete(this.#objectName(key), options?.signal);
   }
 
   async #delete(objectName: string, signal?: AbortSignal): Promise<void> {
@@ -232,19 +246,16 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
 
   async eraseValues(keys: readonly string[], options?: StoreOptions): Promise<void> {
     const signal = options?.signal;
-    await mapConcurrent(
-      [...new Set(keys)],
-      this.#concurrency,
-      (key) => this.#delete(this.#root + key, signal),
-      signal,
-    );
+    // Every key is checked before the first delete: one bad key erases nothing.
+    const names = [...new Set(keys)].map((key) => this.#objectName(key));
+    await mapConcurrent(names, this.#concurrency, (name) => this.#delete(name, signal), signal);
   }
 
   async erasePrefix(prefix: string, options?: StoreOptions): Promise<void> {
     const signal = options?.signal;
     // Each page is deleted before the next is requested; page tokens continue
     // after the last name listed, so deleting listed objects skips nothing.
-    for await (const page of this.#pages(this.#root + prefix, undefined, signal, prefix)) {
+    for await (const page of this.#pages(this.#objectPrefix(prefix), undefined, signal, prefix)) {
       await mapConcurrent(
         page.names,
         this.#concurrency,
@@ -259,7 +270,12 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   }
 
   async *listPrefix(prefix: string, options?: StoreOptions): AsyncGenerator<string> {
-    for await (const page of this.#pages(this.#root + prefix, undefined, options?.signal, prefix)) {
+    for await (const page of this.#pages(
+      this.#objectPrefix(prefix),
+      undefined,
+      options?.signal,
+      prefix,
+    )) {
       for (const name of page.names) {
         if (name.startsWith(this.#root)) yield name.slice(this.#root.length);
       }
@@ -267,7 +283,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   }
 
   async listDir(prefix: string, options?: StoreOptions): Promise<DirListing> {
-    const full = this.#root + prefix;
+    const full = this.#objectPrefix(prefix);
     const keys: string[] = [];
     const prefixes: string[] = [];
     for await (const page of this.#pages(full, "/", options?.signal, prefix)) {

@@ -12,6 +12,7 @@ import {
   StoreError,
   type StoreOptions,
   throwIfAborted,
+  validateKey,
 } from "@zarr/core";
 import { parseContentRange } from "./content-range.js";
 import { DEFAULT_RETRY, isRetryableStatus, type RetryPolicy, retryDelay, sleep } from "./retry.js";
@@ -101,8 +102,12 @@ export class HttpStore {
     this.#init = options.requestInit;
   }
 
-  /** The URL of `key`. */
+  /**
+   * The URL of `key`. Keys are checked here too (not only by core's
+   * `resolveStore`): a `..` segment would otherwise climb out of the base URL.
+   */
   keyUrl(key: string): URL {
+    validateKey(key);
     const u = new URL(this.url);
     u.pathname += key.split("/").map(encodeURIComponent).join("/");
     return u;

@@ -25,6 +25,7 @@ import {
   type StoreOptions,
   sliceRange,
   validateKey,
+  validatePrefix,
   type WritableStore,
 } from "@zarr/core";
 import { createS3Client, type S3ClientOptions } from "./client.js";
@@ -119,7 +120,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
       return (await this.getSize(key, options)) === undefined ? undefined : new Uint8Array(0);
     }
     const signal = options?.signal;
-    const objectKey = this.#root + key;
+    const objectKey = this.#objectKey(key);
     try {
       const out = await this.client.send(
         new GetObjectCommand({ Bucket: this.bucket, Key: objectKey, Range: rangeHeader(range) }),
@@ -164,7 +165,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
 
   async getSize(key: string, options?: StoreOptions): Promise<number | undefined> {
     const signal = options?.signal;
-    const objectKey = this.#root + key;
+    const objectKey = this.#objectKey(key);
     try {
       const out = await this.client.send(
         new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }),
@@ -179,7 +180,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
 
   async set(key: string, value: Uint8Array, options?: StoreOptions): Promise<void> {
     const signal = options?.signal;
-    const objectKey = this.#root + key;
+    const objectKey = this.#objectKey(key);
     try {
       if (value.length > this.#threshold) {
         await putMultipart(
@@ -204,7 +205,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
 
   async erase(key: string, options?: StoreOptions): Promise<void> {
     const signal = options?.signal;
-    const objectKey = this.#root + key;
+    const objectKey = this.#objectKey(key);
     try {
       await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: objectKey }), {
         abortSignal: signal,
@@ -217,7 +218,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
 
   async eraseValues(keys: readonly string[], options?: StoreOptions): Promise<void> {
     await this.#deleteObjects(
-      [...new Set(keys)].map((k) => this.#root + k),
+      [...new Set(keys)].map((k) => this.#objectKey(k)),
       options?.signal,
     );
   }
@@ -226,7 +227,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
     const signal = options?.signal;
     // Each page is deleted before the next is requested: ListObjectsV2 continues
     // after the last key it returned, so deleting listed keys does not skip any.
-    for await (const page of this.#pages(this.#root + prefix, undefined, signal, prefix)) {
+    for await (const page of this.#pages(this.#objectPrefix(prefix), undefined, signal, prefix)) {
       const objectKeys = (page.Contents ?? []).flatMap((o) => (o.Key === undefined ? [] : [o.Key]));
       await this.#deleteObjects(objectKeys, signal);
     }
@@ -278,7 +279,12 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
   }
 
   async *listPrefix(prefix: string, options?: StoreOptions): AsyncGenerator<string> {
-    for await (const page of this.#pages(this.#root + prefix, undefined, options?.signal, prefix)) {
+    for await (const page of this.#pages(
+      this.#objectPrefix(prefix),
+      undefined,
+      options?.signal,
+      prefix,
+    )) {
       for (const object of page.Contents ?? []) {
         if (object.Key?.startsWith(this.#root)) yield this.#relative(object.Key);
       }
@@ -286,7 +292,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
   }
 
   async listDir(prefix: string, options?: StoreOptions): Promise<DirListing> {
-    const full = this.#root + prefix;
+    const full = this.#objectPrefix(prefix);
     const keys: string[] = [];
     const prefixes: string[] = [];
     for await (const page of this.#pages(full, "/", options?.signal, prefix)) {
@@ -335,6 +341,19 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
       }
       token = next;
     } while (token !== undefined);
+  }
+
+  /**
+   * The object key of `key`. Keys are checked here too (not only by core's
+   * `resolveStore`), so a store used directly cannot reach objects outside its prefix.
+   */
+  #objectKey(key: string): string {
+    return this.#root + validateKey(key);
+  }
+
+  /** The object key prefix of store prefix `prefix` (checked like keys). */
+  #objectPrefix(prefix: string): string {
+    return this.#root + validatePrefix(prefix);
   }
 
   #relative(objectKey: string): string {
