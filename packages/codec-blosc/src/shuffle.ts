@@ -30,7 +30,7 @@ export function shuffle(
   }
   if (ts === 4) {
     shuffle4(src, srcOff, dst, dstOff, n);
-  } else {
+  } else if (!wordShuffle(ts, src, srcOff, dst, dstOff, n, true)) {
     for (let j = 0; j < ts; j++) {
       let o = dstOff + j * n;
       let s = srcOff + j;
@@ -61,7 +61,7 @@ export function unshuffle(
   }
   if (ts === 4) {
     unshuffle4(src, srcOff, dst, dstOff, n);
-  } else {
+  } else if (!wordShuffle(ts, src, srcOff, dst, dstOff, n, false)) {
     for (let j = 0; j < ts; j++) {
       let s = srcOff + j * n;
       let o = dstOff + j;
@@ -149,6 +149,138 @@ function unshuffle4(src: Uint8Array, s: number, dst: Uint8Array, o: number, n: n
     dst[p + 1] = src[s1 + i];
     dst[p + 2] = src[s2 + i];
     dst[p + 3] = src[s3 + i];
+  }
+}
+
+/**
+ * Word-based byte (un)shuffle for typesize 2 and multiples of 4 (float64,
+ * complex), when both sides are 4-byte aligned and `n % 4 == 0` (so every
+ * plane starts on a word). Returns false, doing nothing, otherwise.
+ */
+function wordShuffle(
+  ts: number,
+  src: Uint8Array,
+  s: number,
+  dst: Uint8Array,
+  o: number,
+  n: number,
+  forward: boolean,
+): boolean {
+  if ((n & 3) !== 0 || (ts !== 2 && (ts & 3) !== 0)) return false;
+  const words4 = (n * ts) >>> 2;
+  const inW = words(src, s, words4);
+  const outW = words(dst, o, words4);
+  if (inW === null || outW === null) return false;
+  if (ts === 2) {
+    if (forward) shuffle2Words(inW, outW, n >>> 2);
+    else unshuffle2Words(inW, outW, n >>> 2);
+  } else {
+    transposeWords(forward ? inW : outW, forward ? outW : inW, n >>> 2, ts >>> 2, forward);
+  }
+  return true;
+}
+
+/** Bytes 0 and 2 of `x` packed into the low 16 bits. */
+function evenBytes(x: number): number {
+  const y = x & 0x00ff00ff;
+  return (y | (y >>> 8)) & 0xffff;
+}
+
+/** The low 16 bits of `x` spread to bytes 0 and 2. */
+function spreadBytes(x: number): number {
+  const y = x & 0xffff;
+  return (y | (y << 8)) & 0x00ff00ff;
+}
+
+// typesize 2: 4 elements (2 words) become one word of each of the 2 planes.
+function shuffle2Words(inW: Int32Array, outW: Int32Array, quads: number): void {
+  for (let q = 0; q < quads; q++) {
+    const a = inW[2 * q];
+    const b = inW[2 * q + 1];
+    outW[q] = evenBytes(a) | (evenBytes(b) << 16);
+    outW[quads + q] = evenBytes(a >>> 8) | (evenBytes(b >>> 8) << 16);
+  }
+}
+
+function unshuffle2Words(inW: Int32Array, outW: Int32Array, quads: number): void {
+  for (let q = 0; q < quads; q++) {
+    const lo = inW[q];
+    const hi = inW[quads + q];
+    outW[2 * q] = spreadBytes(lo) | (spreadBytes(hi) << 8);
+    outW[2 * q + 1] = spreadBytes(lo >>> 16) | (spreadBytes(hi >>> 16) << 8);
+  }
+}
+
+/**
+ * typesize 4k: for each word w of the elements, 4 consecutive elements'
+ * words form a 4x4 byte matrix whose transpose is word q of planes 4w..4w+3.
+ * The transpose is its own inverse: `elemsToPlanes` picks the direction.
+ */
+function transposeWords(
+  elems: Int32Array,
+  planes: Int32Array,
+  quads: number,
+  k: number,
+  elemsToPlanes: boolean,
+): void {
+  for (let w = 0; w < k; w++) {
+    const p0 = 4 * w * quads;
+    if (elemsToPlanes) transposeToPlanes(elems, planes, quads, k, w, p0);
+    else transposeToElems(elems, planes, quads, k, w, p0);
+  }
+}
+
+function transposeToPlanes(
+  elems: Int32Array,
+  planes: Int32Array,
+  quads: number,
+  k: number,
+  w: number,
+  p0: number,
+): void {
+  const p1 = p0 + quads;
+  const p2 = p1 + quads;
+  const p3 = p2 + quads;
+  for (let q = 0, e = w; q < quads; q++, e += 4 * k) {
+    const a = elems[e];
+    const b = elems[e + k];
+    const c = elems[e + 2 * k];
+    const d = elems[e + 3 * k];
+    const t0 = (a & 0x00ff00ff) | ((b & 0x00ff00ff) << 8);
+    const t1 = ((a >>> 8) & 0x00ff00ff) | (b & 0xff00ff00);
+    const t2 = (c & 0x00ff00ff) | ((d & 0x00ff00ff) << 8);
+    const t3 = ((c >>> 8) & 0x00ff00ff) | (d & 0xff00ff00);
+    planes[p0 + q] = (t0 & 0xffff) | (t2 << 16);
+    planes[p1 + q] = (t1 & 0xffff) | (t3 << 16);
+    planes[p2 + q] = (t0 >>> 16) | (t2 & 0xffff0000);
+    planes[p3 + q] = (t1 >>> 16) | (t3 & 0xffff0000);
+  }
+}
+
+function transposeToElems(
+  elems: Int32Array,
+  planes: Int32Array,
+  quads: number,
+  k: number,
+  w: number,
+  p0: number,
+): void {
+  const p1 = p0 + quads;
+  const p2 = p1 + quads;
+  const p3 = p2 + quads;
+  for (let q = 0, e = w; q < quads; q++, e += 4 * k) {
+    const a = planes[p0 + q];
+    const b = planes[p1 + q];
+    const c = planes[p2 + q];
+    const d = planes[p3 + q];
+    const t0 = (a & 0x00ff00ff) | ((b & 0x00ff00ff) << 8);
+    const t1 = ((a >>> 8) & 0x00ff00ff) | (b & 0xff00ff00);
+    const t2 = (c & 0x00ff00ff) | ((d & 0x00ff00ff) << 8);
+    const t3 = ((c >>> 8) & 0x00ff00ff) | (d & 0xff00ff00);
+    elems[e] = (t0 & 0xffff) | (t2 << 16);
+    elems[e + k] = (t1 & 0xffff) | (t3 << 16);
+    elems[e + 2 * k] = (t0 >>> 16) | (t2 & 0xffff0000);
+    elems[e + 3 * k] = (t1 >>> 16) | (t3 & 0xffff0000);
   }
 }
 

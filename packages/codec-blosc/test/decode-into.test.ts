@@ -6,6 +6,7 @@
  */
 import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
+import { shuffle, unshuffle } from "@zarr/codec-blosc";
 import { CodecError } from "@zarr/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -73,6 +74,41 @@ describe("long overlapping match copies (native doubling) equal a byte-by-byte c
         },
       ),
       { seed: 42, numRuns: 400 },
+    );
+  });
+});
+
+describe("byte shuffle fast paths (typesize 2 and multiples of 4) equal the byte-by-byte layout", () => {
+  it("out[j*n + i] = in[i*ts + j] at any size and alignment, and unshuffle inverts it", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(2, 3, 4, 8, 12, 16, 2, 8),
+        fc.integer({ min: 0, max: 700 }),
+        fc.constantFrom(0, 0, 4, 1, 3, 6),
+        fc.constantFrom(0, 0, 4, 1, 3, 6),
+        fc.integer({ min: 1, max: 1 << 30 }),
+        (ts, size, srcOff, dstOff, seed) => {
+          const src = new Uint8Array(srcOff + size);
+          let x = seed;
+          for (let i = 0; i < src.length; i++) {
+            x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+            src[i] = x >>> 24;
+          }
+          const n = Math.floor(size / ts);
+          const expected = new Uint8Array(size);
+          for (let i = 0; i < n; i++) {
+            for (let j = 0; j < ts; j++) expected[j * n + i] = src[srcOff + i * ts + j];
+          }
+          for (let k = n * ts; k < size; k++) expected[k] = src[srcOff + k];
+          const dst = new Uint8Array(dstOff + size);
+          shuffle(ts, src, srcOff, dst, dstOff, size);
+          expect(Buffer.compare(dst.subarray(dstOff), expected)).toBe(0);
+          const back = new Uint8Array(srcOff + size);
+          unshuffle(ts, dst, dstOff, back, srcOff, size);
+          expect(Buffer.compare(back.subarray(srcOff), src.subarray(srcOff))).toBe(0);
+        },
+      ),
+      { seed: 42, numRuns: 1500 },
     );
   });
 });
