@@ -268,8 +268,9 @@ function v2Compressor(entry: JsonObject): JsonObject | undefined {
   const name = entry.name as string;
   const config = (entry.configuration ?? {}) as JsonObject;
   if (name === "gzip") return { id: "gzip", level: config.level ?? 5 };
-  if (name === "zstd")
-    return { id: "zstd", level: config.level ?? 0, checksum: config.checksum ?? false };
+  // numcodecs < 0.13 rejects a `checksum` key; frames with a checksum still decode
+  // (and are verified) everywhere, so the key is left out.
+  if (name === "zstd") return { id: "zstd", level: config.level ?? 0 };
   if (name === "blosc") {
     const sh =
       typeof config.shuffle === "string"

@@ -176,3 +176,29 @@ describe("v2 errors and path rules", () => {
     await expect(u.set(null, "abc")).rejects.toThrow(/more than 2 code points/);
   });
 });
+
+describe("v3 → v2 metadata that numcodecs 0.11 reads", () => {
+  it("leaves out zstd's checksum key and writes r<N> fill values as base64 (v2 spec: fill_value)", async () => {
+    const store = new MemoryStore();
+    await createArray(store, "z", {
+      shape: [4],
+      dataType: "int32",
+      chunkKeyEncoding: { name: "v2", configuration: { separator: "." } },
+      codecs: [
+        { name: "bytes", configuration: { endian: "little" } },
+        { name: "zstd", configuration: { level: 3, checksum: true } },
+      ],
+    });
+    await createArray(store, "r", {
+      shape: [2],
+      dataType: "r16",
+      fillValue: [1, 255],
+      chunkKeyEncoding: { name: "v2", configuration: { separator: "." } },
+    });
+    await convertV3ToV2(store, "z");
+    await convertV3ToV2(store, "r");
+    const zarray = (key: string) => JSON.parse(new TextDecoder().decode(store.map.get(key)));
+    expect(zarray("z/.zarray").compressor).toEqual({ id: "zstd", level: 3 });
+    expect(zarray("r/.zarray").fill_value).toBe(Buffer.from([1, 255]).toString("base64"));
+  });
+});

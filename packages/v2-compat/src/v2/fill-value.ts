@@ -6,7 +6,9 @@
  *
  * @module
  */
+
 import { type DataType, type FillValue, type JsonValue, MetadataError } from "@zarr/core";
+import { encodeBase64 } from "../util/base64.js";
 
 /**
  * Parses a v2 fill value for `dataType` (`object` for `|O` arrays, whose fill
@@ -50,6 +52,8 @@ export function v2FillValueJson(dataType: DataType, fill: FillValue | null): Jso
   const json = dataType.fillValueToJSON(fill);
   if (dataType.name.startsWith("numpy.") && json === "NaT") return -(2n ** 63n);
   if (dataType.kind === "complex" && Array.isArray(json)) return json;
+  // Core's r<N> is v2's |V<n>, whose fill value is base64 (v2 spec: fill_value).
+  if (dataType.kind === "raw") return encodeBase64(fill.value as Uint8Array);
   if (typeof json === "string" && dataType.kind === "float" && /^0x/i.test(json)) {
     // A NaN with a payload: v2 has only "NaN".
     return "NaN";
