@@ -7,7 +7,7 @@
 import type { CodecFactory } from "../codecs/types.js";
 import type { DataType, JsonValue } from "../dtypes/types.js";
 import type { AnyStore } from "../store/types.js";
-import { Registry, type Registration } from "./registry.js";
+import { type Registration, Registry } from "./registry.js";
 
 /** Codec names (v3 and v2 numcodecs ids) and the @zarr package that provides each. */
 const CODEC_PACKAGES: Record<string, string> = {
@@ -97,4 +97,4 @@ export function registerStore(scheme: string, entry: Registration<StoreOpener>):
   storeRegistry.register(scheme, entry);
 }
 
-export { Registry, type Registration };
+export { type Registration, Registry };
