@@ -69,6 +69,14 @@ export interface GcsStoreOptions {
   concurrency?: number;
   /** Objects per listing page (1..1000, default 1000). */
   listPageSize?: number;
+  /**
+   * Milliseconds a request may go without progress before it fails with a
+   * `StoreError` (default 60000). The client library never settles a response
+   * whose connection drops mid-body; this bounds every call. Downloads count
+   * each received piece as progress; other calls get this long in total, plus
+   * one second per 100 kB for uploads.
+   */
+  idleTimeout?: number;
 }
 
 /**
@@ -99,6 +107,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   readonly #chunkSize: number | undefined;
   readonly #concurrency: number;
   readonly #pageSize: number;
+  readonly #idleTimeout: number;
 
   constructor(options: GcsStoreOptions) {
     if (
@@ -125,6 +134,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     }
     this.#concurrency = intOption("concurrency", options.concurrency, 16, 1, 256);
     this.#pageSize = intOption("listPageSize", options.listPageSize, 1000, 1, 1000);
+    this.#idleTimeout = intOption("idleTimeout", options.idleTimeout, 60_000, 1);
     this.storage = options.storage ?? createStorage(options);
     this.#bucket = this.storage.bucket(this.bucketName);
   }
@@ -178,7 +188,12 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
       }
     }
     try {
-      const { bytes, status } = await readObject(this.#file(key), download);
+      const { bytes, status } = await readObject(
+        this.#file(key),
+        download,
+        this.#idleTimeout,
+        signal,
+      );
       // A server that ignores Range answers 200 with the whole value: slice it here.
       return range !== undefined && status === 200 ? sliceRange(bytes, range) : bytes;
     } catch (error) {
@@ -193,7 +208,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     throwIfAborted(signal, key);
     let size: unknown;
     try {
-      [{ size }] = await this.#file(key).getMetadata();
+      [{ size }] = await bounded(this.#file(key).getMetadata(), this.#idleTimeout);
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw storeError(error, "getMetadata", key, this.#location(this.#root + key), signal);
@@ -213,11 +228,14 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     throwIfAborted(signal, key);
     const resumable = value.length > this.#threshold;
     try {
-      await this.#file(key).save(value, {
-        resumable,
-        ...(resumable && this.#chunkSize !== undefined ? { chunkSize: this.#chunkSize } : {}),
-        contentType: "application/octet-stream",
-      });
+      await bounded(
+        this.#file(key).save(value, {
+          resumable,
+          ...(resumable && this.#chunkSize !== undefined ? { chunkSize: this.#chunkSize } : {}),
+          contentType: "application/octet-stream",
+        }),
+        this.#idleTimeout + Math.ceil(value.length / 100),
+      );
     } catch (error) {
       throw storeError(
         error,
@@ -237,7 +255,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     const key = objectName.slice(this.#root.length);
     throwIfAborted(signal, key);
     try {
-      await this.#bucket.file(objectName).delete();
+      await bounded(this.#bucket.file(objectName).delete(), this.#idleTimeout);
     } catch (error) {
       if (isNotFound(error)) return;
       throw storeError(error, "delete", key, this.#location(objectName), signal);
@@ -311,13 +329,16 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
       let next: { pageToken?: string } | undefined;
       let response: unknown;
       try {
-        [files, next, response] = await this.#bucket.getFiles({
-          autoPaginate: false,
-          maxResults: this.#pageSize,
-          ...(namePrefix === "" ? {} : { prefix: namePrefix }),
-          ...(delimiter === undefined ? {} : { delimiter }),
-          ...(pageToken === undefined ? {} : { pageToken }),
-        });
+        [files, next, response] = await bounded(
+          this.#bucket.getFiles({
+            autoPaginate: false,
+            maxResults: this.#pageSize,
+            ...(namePrefix === "" ? {} : { prefix: namePrefix }),
+            ...(delimiter === undefined ? {} : { delimiter }),
+            ...(pageToken === undefined ? {} : { pageToken }),
+          }),
+          this.#idleTimeout,
+        );
       } catch (error) {
         throw storeError(error, "list", prefix, this.#location(namePrefix), signal);
       }
@@ -345,18 +366,43 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
 function readObject(
   file: File,
   download: { start?: number; end?: number },
+  idleTimeout: number,
+  signal?: AbortSignal,
 ): Promise<{ bytes: Uint8Array; status: number | undefined }> {
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let status: number | undefined;
-    file
-      .createReadStream(download)
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stream = file.createReadStream(download);
+    const fail = (error: unknown) => {
+      finish();
+      stream.destroy();
+      reject(error);
+    };
+    const onAbort = () => fail(signal?.reason ?? new Error("aborted"));
+    // No progress for idleTimeout ms: the connection is gone (the client would wait forever).
+    const arm = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = setTimeout(() => fail(new IdleTimeoutError(idleTimeout)), idleTimeout);
+    };
+    const finish = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    arm();
+    stream
       .on("response", (response: { statusCode?: number; status?: number }) => {
         status = response?.statusCode ?? response?.status;
+        arm();
       })
-      .on("data", (chunk: Uint8Array) => chunks.push(chunk))
-      .on("error", reject)
+      .on("data", (chunk: Uint8Array) => {
+        chunks.push(chunk);
+        arm();
+      })
+      .on("error", fail)
       .on("end", () => {
+        finish();
         const joined = Buffer.concat(chunks);
         resolve({
           bytes: new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength),
@@ -364,6 +410,26 @@ function readObject(
         });
       });
   });
+}
+
+/** A request made no progress for too long. */
+class IdleTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`no response progress for ${ms} ms (connection lost?)`);
+    this.name = "IdleTimeoutError";
+  }
+}
+
+/**
+ * Settles with `promise`, or rejects with an {@link IdleTimeoutError} after
+ * `ms` (the client's own promise may never settle when a connection drops).
+ */
+function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new IdleTimeoutError(ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** Creates the client from {@link GcsStoreOptions}. */
