@@ -7,7 +7,7 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build, type Metafile, type Plugin } from "esbuild";
 import { isNodeBuiltin, NODE_BUILTIN_FILTER } from "./node-builtins.js";
@@ -33,8 +33,12 @@ export interface RuntimeAsset {
 
 /** What {@link measureEntry} found. */
 export interface BundleMeasurement {
+  /** Minified bytes loaded up front: the entry chunk and the chunks it imports statically. */
   minBytes: number;
+  /** gzip -9 bytes of the same (each file compressed on its own, as served). */
   gzipBytes: number;
+  /** gzip -9 bytes of chunks loaded only on demand (`import()`), e.g. an encoder. */
+  lazyGzipBytes: number;
   builtins: BuiltinImport[];
   inputs: InputShare[];
   assets: RuntimeAsset[];
@@ -78,6 +82,11 @@ function runtimeAssets(metafile: Metafile, absWorkingDir: string): RuntimeAsset[
   return assets;
 }
 
+/** An output file's path as the metafile names it (relative to the working directory). */
+function relativeOutput(path: string, absWorkingDir: string): string {
+  return relative(absWorkingDir, path).split(sep).join("/");
+}
+
 /** An entry module: a path relative to the working directory, or its source text. */
 export type Entry = string | { contents: string };
 
@@ -97,24 +106,54 @@ export async function measureEntry(
     format: "esm",
     platform: "browser",
     target: "es2022",
+    // Code behind import() goes to its own chunks, as application bundlers do:
+    // the budget counts what a page loads up front.
+    splitting: true,
+    outdir: "out",
     write: false,
     metafile: true,
     logLevel: "silent",
     plugins: [recordBuiltins(seen)],
   });
-  const [output] = result.outputFiles;
-  if (!output) throw new Error("esbuild produced no output");
-  const outputMeta = Object.values(result.metafile.outputs)[0]!;
-  const builtins = outputMeta.imports
+  const outputs = result.metafile.outputs;
+  const entryName = Object.keys(outputs).find((name) => outputs[name]!.entryPoint !== undefined);
+  if (!entryName) throw new Error("esbuild produced no entry output");
+  // The entry chunk and, transitively, the chunks it imports statically.
+  const initial = new Set<string>([entryName]);
+  for (const name of initial) {
+    for (const imp of outputs[name]!.imports) {
+      if (imp.kind === "import-statement" && !imp.external && outputs[imp.path])
+        initial.add(imp.path);
+    }
+  }
+  const contents = new Map(
+    result.outputFiles.map((f) => [relativeOutput(f.path, absWorkingDir), f.contents] as const),
+  );
+  let minBytes = 0;
+  let gzipBytes = 0;
+  let lazyGzipBytes = 0;
+  for (const [name, data] of contents) {
+    if (!name.endsWith(".js")) continue;
+    if (initial.has(name)) {
+      minBytes += data.length;
+      gzipBytes += gzipSize(data);
+    } else {
+      lazyGzipBytes += gzipSize(data);
+    }
+  }
+  const builtins = Object.values(outputs)
+    .flatMap((o) => o.imports)
     .filter((imp) => imp.external && isNodeBuiltin(imp.path))
     .map((imp) => ({ specifier: imp.path, importer: seen.get(imp.path) ?? "?" }));
-  const inputs = Object.entries(outputMeta.inputs)
+  const inputs = [...initial]
+    .flatMap((name) => Object.entries(outputs[name]!.inputs))
     .map(([path, info]) => ({ path, bytes: info.bytesInOutput }))
     .filter((share) => share.bytes > 0)
     .sort((a, b) => b.bytes - a.bytes);
   return {
-    minBytes: output.contents.length,
-    gzipBytes: gzipSize(output.contents),
+    minBytes,
+    gzipBytes,
+    lazyGzipBytes,
     builtins,
     inputs,
     assets: runtimeAssets(result.metafile, absWorkingDir),
