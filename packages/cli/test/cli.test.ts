@@ -5,7 +5,6 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "@zarr/cli";
 import { createArray, slice } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
 import {
@@ -16,26 +15,7 @@ import {
   zarritaFixtures,
 } from "@zarr/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    argv,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
-/** Equality as the shared conformance runner defines it (float32 values compared after rounding). */
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === "number" && typeof b === "number") return Math.fround(a) === Math.fround(b);
-  if (Array.isArray(a) && Array.isArray(b))
-    return a.length === b.length && a.every((x, i) => same(x, b[i]));
-  return false;
-}
+import { run, same } from "./helpers.js";
 
 const present = haveFixtures();
 if (!present) console.warn(fixturesSkipReason);

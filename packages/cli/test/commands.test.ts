@@ -9,22 +9,12 @@ import { createArray, float32, openArray, resolveStore } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
 import { fixturesSkipReason, haveFixtures, repoRoot, zarritaFixtures } from "@zarr/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
+import { run } from "./helpers.js";
 
 const bin = join(repoRoot, "node_modules/.bin/zarr");
 const example = join(repoRoot, "examples/data/weather.zarr");
 const dir = mkdtempSync(join(tmpdir(), "zarr-cli-cmd-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    argv,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 const present = haveFixtures();
 if (!present) console.warn(fixturesSkipReason);

@@ -4,7 +4,6 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { main } from "@zarr/cli";
 import { createArray, createGroup, openArray } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
 import {
@@ -15,30 +14,11 @@ import {
   zarritaFixtures,
 } from "@zarr/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
+import { run, same } from "./helpers.js";
 
 const bin = join(repoRoot, "node_modules/.bin/zarr");
 const dir = mkdtempSync(join(tmpdir(), "zarr-cli-copy-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    argv,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
-
-/** Equality as the shared conformance runner defines it (float32 values compared after rounding). */
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a === "number" && typeof b === "number") return Math.fround(a) === Math.fround(b);
-  if (Array.isArray(a) && Array.isArray(b))
-    return a.length === b.length && a.every((x, i) => same(x, b[i]));
-  return false;
-}
 
 async function getJson(store: string, path: string): Promise<{ shape: number[]; data: unknown[] }> {
   const r = await run("get", store, path, "--json");

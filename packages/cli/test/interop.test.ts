@@ -3,7 +3,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { main } from "@zarr/cli";
 import {
   findPython,
   haveFixtures,
@@ -13,6 +12,7 @@ import {
   zarritaFixtures,
 } from "@zarr/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
+import { run } from "./helpers.js";
 
 const MODULES = ["zarr", "numcodecs", "numpy"];
 const python = findPython(MODULES);
@@ -20,17 +20,6 @@ if (!python) console.warn(pythonSkipReason(MODULES));
 
 const dir = mkdtempSync(join(tmpdir(), "zarr-cli-py-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    argv,
-    (s) => out.push(s),
-    (s) => err.push(s),
-  );
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 /** Every array of a v2 hierarchy as {path: flat list of values} (strings for 64-bit ints). */
 const DUMP = `
