@@ -2,6 +2,7 @@
 // resize, attributes, direct chunk access, cancellation and errors.
 import {
   AbortError,
+  CodecError,
   ContainsNodeError,
   createArray,
   createGroup,
@@ -272,5 +273,33 @@ describe("coordinate selection (vindex)", () => {
     expect(Array.from((await a.get([[0, 4], 1])).data as Int32Array)).toEqual([100, 200]);
     await expect(a.getCoordinates([[5], [0]])).rejects.toBeInstanceOf(IndexError);
     await expect(a.getCoordinates([[0, 1], [0]])).rejects.toBeInstanceOf(IndexError);
+  });
+});
+
+describe("errors name the chunk", () => {
+  it("a corrupt chunk's CodecError names its key, on reads and on read-modify-write", async () => {
+    const store = new MemoryStore();
+    const a = await createArray(store, "a", {
+      shape: [8],
+      dataType: "uint8",
+      chunkShape: [4],
+      codecs: [{ name: "bytes" }, { name: "crc32c" }],
+    });
+    await a.set(
+      null,
+      Uint8Array.from({ length: 8 }, (_, i) => i + 1),
+    );
+    const bad = store.map.get("a/c/1")!.slice();
+    bad[0] ^= 0xff;
+    await store.set("a/c/1", bad);
+    for (const op of [() => a.get(), () => a.get(5), () => a.set(6, 0), () => a.getChunk([1])]) {
+      const err = await op().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(CodecError);
+      expect((err as CodecError).path).toBe("a/c/1");
+      expect((err as Error).message).toMatch(/^chunk "a\/c\/1": .*crc32c checksum mismatch/);
+    }
   });
 });

@@ -16,7 +16,7 @@ import type {
   NDArray,
 } from "../codecs/types.js";
 import type { DataArray, DataType, FillValue, JsonObject, Scalar } from "../dtypes/types.js";
-import { IndexError, throwIfAborted, ValueError } from "../errors.js";
+import { CodecError, IndexError, throwIfAborted, ValueError } from "../errors.js";
 import {
   type Axis,
   type ChunkProjection,
@@ -230,6 +230,20 @@ export class ZarrArray {
     return options.workers === false ? undefined : (options.workers ?? ZarrArray.defaultWorkers);
   }
 
+  /**
+   * Runs `fn` for the chunk at `coords` (or key) and names that chunk's key in
+   * codec errors, which otherwise only name the array's metadata document.
+   */
+  #keyed<T>(chunk: readonly number[] | string, fn: () => Promise<T>): Promise<T> {
+    return fn().catch((e: unknown) => {
+      const key = typeof chunk === "string" ? chunk : this.chunkKey(chunk);
+      if (e instanceof CodecError && e.path !== key) {
+        throw new CodecError(`chunk "${key}": ${e.message}`, { path: key, cause: e });
+      }
+      throw e;
+    });
+  }
+
   /** Decodes stored bytes of one chunk, in a worker when the pool takes the job. */
   #decode(bytes: Uint8Array, options: GetOptions): Promise<NDArray> {
     return this.#offload(bytes, options) ?? this.#parts.codecs.decode(bytes, options);
@@ -259,9 +273,11 @@ export class ZarrArray {
 
   /** Reads and decodes the chunk at `coords` (already validated). */
   async #readChunk(coords: readonly number[], options: GetOptions): Promise<NDArray | undefined> {
-    const bytes = await this.store.get(this.chunkKey(coords), undefined, options);
-    if (bytes === undefined) return undefined;
-    return this.#decode(bytes, options);
+    return this.#keyed(coords, async () => {
+      const bytes = await this.store.get(this.chunkKey(coords), undefined, options);
+      if (bytes === undefined) return undefined;
+      return this.#decode(bytes, options);
+    });
   }
 
   /** Reads and decodes one chunk; `undefined` when it is not stored (it reads as the fill value). */
@@ -333,52 +349,53 @@ export class ZarrArray {
     await forEachConcurrent(
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
-      async (p: ChunkProjection) => {
-        let chunk: NDArray | undefined;
-        let chunkSel = p.chunkSel;
-        if (!p.complete && this.#parts.codecs.supportsPartialDecode) {
-          // Read only the part of the chunk the selection needs (e.g. inner chunks of a shard).
-          const region = boundingRegion(p.chunkSel);
-          chunk = await this.#parts.codecs.decodePartial(
-            this.#byteGetter(p.chunkCoords),
-            region,
-            options,
-          );
-          chunkSel = shiftSelection(p.chunkSel, region);
-        } else if (scratch !== undefined) {
-          const bytes = await this.store.get(this.chunkKey(p.chunkCoords), undefined, options);
-          if (bytes !== undefined) {
-            const offloaded = this.#offload(bytes, options);
-            if (offloaded !== undefined) chunk = await offloaded;
-            else {
-              const direct = directTarget(p, out, outStrides, scratch);
-              if (direct !== undefined) {
-                chunk = await this.#parts.codecs.decodeInto(bytes, direct, options);
-                if (isViewOf(chunk.data, direct)) return; // decoded in place
-                if (sharesBuffer(chunk.data, out)) chunk = { ...chunk, data: chunk.data.slice() };
-              } else {
-                // Decode into reused memory and copy out before giving it back.
-                const buf = scratch.free.pop() ?? new Uint8Array(scratch.size);
-                try {
-                  const c = await this.#parts.codecs.decodeInto(bytes, buf, options);
-                  copyChunk(c, chunkSel, chunkStrides, out, p.outAxes, outStrides, width);
-                } finally {
-                  scratch.free.push(buf);
+      (p: ChunkProjection) =>
+        this.#keyed(p.chunkCoords, async () => {
+          let chunk: NDArray | undefined;
+          let chunkSel = p.chunkSel;
+          if (!p.complete && this.#parts.codecs.supportsPartialDecode) {
+            // Read only the part of the chunk the selection needs (e.g. inner chunks of a shard).
+            const region = boundingRegion(p.chunkSel);
+            chunk = await this.#parts.codecs.decodePartial(
+              this.#byteGetter(p.chunkCoords),
+              region,
+              options,
+            );
+            chunkSel = shiftSelection(p.chunkSel, region);
+          } else if (scratch !== undefined) {
+            const bytes = await this.store.get(this.chunkKey(p.chunkCoords), undefined, options);
+            if (bytes !== undefined) {
+              const offloaded = this.#offload(bytes, options);
+              if (offloaded !== undefined) chunk = await offloaded;
+              else {
+                const direct = directTarget(p, out, outStrides, scratch);
+                if (direct !== undefined) {
+                  chunk = await this.#parts.codecs.decodeInto(bytes, direct, options);
+                  if (isViewOf(chunk.data, direct)) return; // decoded in place
+                  if (sharesBuffer(chunk.data, out)) chunk = { ...chunk, data: chunk.data.slice() };
+                } else {
+                  // Decode into reused memory and copy out before giving it back.
+                  const buf = scratch.free.pop() ?? new Uint8Array(scratch.size);
+                  try {
+                    const c = await this.#parts.codecs.decodeInto(bytes, buf, options);
+                    copyChunk(c, chunkSel, chunkStrides, out, p.outAxes, outStrides, width);
+                  } finally {
+                    scratch.free.push(buf);
+                  }
+                  return;
                 }
-                return;
               }
             }
+          } else {
+            chunk = await this.#readChunk(p.chunkCoords, options);
           }
-        } else {
-          chunk = await this.#readChunk(p.chunkCoords, options);
-        }
-        if (chunk === undefined) {
-          // A fresh typed array is already all zero bits: nothing to fill.
-          if (!zeroFill) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
-          return;
-        }
-        copyChunk(chunk, chunkSel, chunkStrides, out, p.outAxes, outStrides, width);
-      },
+          if (chunk === undefined) {
+            // A fresh typed array is already all zero bits: nothing to fill.
+            if (!zeroFill) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
+            return;
+          }
+          copyChunk(chunk, chunkSel, chunkStrides, out, p.outAxes, outStrides, width);
+        }),
       options.signal,
     );
     return { data: out, shape: outShape, stride: outStrides, dataType };
@@ -416,35 +433,37 @@ export class ZarrArray {
       options.concurrency ?? DEFAULT_CONCURRENCY,
       async (p: ChunkProjection) => {
         const key = this.chunkKey(p.chunkCoords);
-        await withKeyLock(this.store.inner, key, async () => {
-          throwIfAborted(options.signal, key);
-          let data: DataArray;
-          const existing = p.complete ? undefined : await this.#readChunk(p.chunkCoords, options);
-          if (existing) {
-            data = existing.data;
-          } else {
-            data = dataType.allocate(chunkLen);
-            // A fresh typed array already holds an all-zero-bits fill value.
-            if (!zeroFill) dataType.fill(data, this.fillValue, 0, chunkLen);
-          }
-          const dst = resolveAxes(p.chunkSel, chunkStrides);
-          if (source.kind === "scalar") {
-            fillStrided(data, dst.offset, dst.axes, dst.strides, source.slots, width);
-          } else {
-            copyStrided(
-              source.data,
-              source.offset,
-              p.outAxes,
-              source.strides,
-              data,
-              dst.offset,
-              dst.axes,
-              dst.strides,
-              width,
-            );
-          }
-          await this.#storeChunk(key, data, options, existing === undefined);
-        });
+        await withKeyLock(this.store.inner, key, () =>
+          this.#keyed(key, async () => {
+            throwIfAborted(options.signal, key);
+            let data: DataArray;
+            const existing = p.complete ? undefined : await this.#readChunk(p.chunkCoords, options);
+            if (existing) {
+              data = existing.data;
+            } else {
+              data = dataType.allocate(chunkLen);
+              // A fresh typed array already holds an all-zero-bits fill value.
+              if (!zeroFill) dataType.fill(data, this.fillValue, 0, chunkLen);
+            }
+            const dst = resolveAxes(p.chunkSel, chunkStrides);
+            if (source.kind === "scalar") {
+              fillStrided(data, dst.offset, dst.axes, dst.strides, source.slots, width);
+            } else {
+              copyStrided(
+                source.data,
+                source.offset,
+                p.outAxes,
+                source.strides,
+                data,
+                dst.offset,
+                dst.axes,
+                dst.strides,
+                width,
+              );
+            }
+            await this.#storeChunk(key, data, options, existing === undefined);
+          }),
+        );
       },
       options.signal,
     );
@@ -501,25 +520,27 @@ export class ZarrArray {
       options.concurrency ?? DEFAULT_CONCURRENCY,
       async (group) => {
         const key = this.chunkKey(group.coords);
-        await withKeyLock(this.store.inner, key, async () => {
-          const existing = await this.#readChunk(group.coords, options);
-          let data: DataArray;
-          if (existing) data = existing.data;
-          else {
-            data = dataType.allocate(chunkLen);
-            dataType.fill(data, this.fillValue, 0, chunkLen);
-          }
-          for (let j = 0; j < group.positions.length; j++) {
-            const to = group.offsets[j] * width;
-            for (let w = 0; w < width; w++) {
-              (data as unknown[])[to + w] =
-                source.kind === "scalar"
-                  ? (source.slots as unknown[])[w]
-                  : (source.data as unknown[])[group.positions[j] * width + w];
+        await withKeyLock(this.store.inner, key, () =>
+          this.#keyed(key, async () => {
+            const existing = await this.#readChunk(group.coords, options);
+            let data: DataArray;
+            if (existing) data = existing.data;
+            else {
+              data = dataType.allocate(chunkLen);
+              dataType.fill(data, this.fillValue, 0, chunkLen);
             }
-          }
-          await this.#storeChunk(key, data, options, existing === undefined);
-        });
+            for (let j = 0; j < group.positions.length; j++) {
+              const to = group.offsets[j] * width;
+              for (let w = 0; w < width; w++) {
+                (data as unknown[])[to + w] =
+                  source.kind === "scalar"
+                    ? (source.slots as unknown[])[w]
+                    : (source.data as unknown[])[group.positions[j] * width + w];
+              }
+            }
+            await this.#storeChunk(key, data, options, existing === undefined);
+          }),
+        );
       },
       options.signal,
     );
