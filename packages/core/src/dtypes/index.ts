@@ -15,6 +15,9 @@ import { assertLittleEndianHost } from "./host.js";
 import { IntegerDataType } from "./integer.js";
 import { MAX_RAW_BITS, RawDataType } from "./raw.js";
 import { showJson } from "./scalar-json.js";
+
+export { showJson } from "./scalar-json.js";
+
 import type { DataType, JsonValue } from "./types.js";
 import { BytesDataType, StringDataType } from "./variable.js";
 

@@ -16,6 +16,7 @@ import {
   type JsonObject,
   type JsonValue,
   type NDArray,
+  showJson,
 } from "@zarr/core";
 import { parseV2DType } from "../dtypes/typestr.js";
 
@@ -43,7 +44,7 @@ export class Config {
   number(field: string, fallback?: number): number {
     const v = this.json[field] ?? fallback;
     if (typeof v !== "number" || !Number.isFinite(v))
-      throw this.error(field, `must be a number, got ${JSON.stringify(v)}`);
+      throw this.error(field, `must be a number, got ${showJson(v as JsonValue)}`);
     return v;
   }
 

@@ -9,6 +9,7 @@ import {
   type CodecFactory,
   type JsonObject,
   type JsonValue,
+  showJson,
   UnsupportedError,
 } from "@zarr/core";
 import { bzip2Decompress } from "../compress/bzip2-decode.js";
@@ -52,7 +53,7 @@ function presetLevel(config: Config, v: JsonValue | undefined, field: string): n
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || (v & ~PRESET_EXTREME) > 9)
     throw config.error(
       field,
-      `must be 0..9 (optionally | PRESET_EXTREME), got ${JSON.stringify(v)}`,
+      `must be 0..9 (optionally | PRESET_EXTREME), got ${showJson(v as JsonValue)}`,
     );
   return v & 0xf;
 }
@@ -70,7 +71,7 @@ function filterInt(
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
     throw config.error(
       `filters[${i}].${key}`,
-      `must be an integer in ${min}..${max}, got ${JSON.stringify(v)}`,
+      `must be an integer in ${min}..${max}, got ${showJson(v as JsonValue)}`,
     );
   return v;
 }

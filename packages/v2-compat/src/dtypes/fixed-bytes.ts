@@ -12,6 +12,7 @@ import {
   type JsonValue,
   MetadataError,
   type Scalar,
+  showJson,
   ValueError,
 } from "@zarr/core";
 import { decodeBase64, encodeBase64, latin1 } from "../util/base64.js";
@@ -74,7 +75,7 @@ export class FixedBytesDataType extends FixedSizeDataType<Uint8Array> implements
     }
     if (bytes === undefined) {
       throw error(
-        `${path}: fill value ${JSON.stringify(json)} is not base64 or a byte list for ${this.typestr}`,
+        `${path}: fill value ${showJson(json as JsonValue)} is not base64 or a byte list for ${this.typestr}`,
       );
     }
     return this.#pad(bytes, path, error);

@@ -13,6 +13,7 @@ import {
   type JsonValue,
   MetadataError,
   type Scalar,
+  showJson,
   ValueError,
 } from "@zarr/core";
 import type { JsonValueDataType } from "./json-value.js";
@@ -57,7 +58,7 @@ export class FixedUnicodeDataType implements DataType, JsonValueDataType {
   parseFillValue(json: JsonValue, path: string): FillValue {
     if (typeof json !== "string") {
       throw new MetadataError(
-        `${path}: fill value of U${this.length} must be a string, got ${JSON.stringify(json)}`,
+        `${path}: fill value of U${this.length} must be a string, got ${showJson(json as JsonValue)}`,
         { path },
       );
     }

@@ -17,6 +17,7 @@ import {
   type JsonValue,
   MetadataError,
   type Scalar,
+  showJson,
   ValueError,
 } from "@zarr/core";
 import { decodeBase64, encodeBase64 } from "../util/base64.js";
@@ -130,7 +131,7 @@ export class StructuredDataType extends FixedSizeDataType<Uint8Array> implements
     }
     if (bytes === undefined || bytes.length !== this.itemSize) {
       throw new MetadataError(
-        `${path}: fill value of a structured type must be base64 of ${this.itemSize} bytes, got ${JSON.stringify(json)}`,
+        `${path}: fill value of a structured type must be base64 of ${this.itemSize} bytes, got ${showJson(json as JsonValue)}`,
         { path },
       );
     }

@@ -22,6 +22,7 @@ import {
   int64,
   type JsonValue,
   MetadataError,
+  showJson,
   uint8,
   uint16,
   uint32,
@@ -93,7 +94,7 @@ export function parseV2DType(json: JsonValue, path: string, depth = 0): V2DType 
   if (typeof json === "string") return parseTypestr(json, path);
   if (Array.isArray(json)) return parseStructured(json, path, depth);
   throw new MetadataError(
-    `${path}: dtype must be a typestr or a list of fields, got ${JSON.stringify(json)}`,
+    `${path}: dtype must be a typestr or a list of fields, got ${showJson(json as JsonValue)}`,
     { path },
   );
 }

@@ -15,6 +15,7 @@ import {
   parentPath,
   resolveStore,
   type Store,
+  showJson,
   ValueError,
   type ZarrArray,
 } from "@zarr/core";
@@ -122,7 +123,7 @@ export function zarrayFor(path: string, options: CreateArrayV2Options): ZArray {
   const doc = childKey(path, ".zarray");
   if (shape.some((n) => !Number.isSafeInteger(n) || n < 0)) {
     throw new ValueError(
-      `${doc}: shape must be non-negative integers, got ${JSON.stringify(options.shape)}`,
+      `${doc}: shape must be non-negative integers, got ${showJson(options.shape as JsonValue)}`,
       { path },
     );
   }

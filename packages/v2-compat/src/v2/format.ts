@@ -23,6 +23,7 @@ import {
   open,
   parseJson,
   type Store,
+  stringifyJson,
   ZarrArray,
 } from "@zarr/core";
 import { readJsonObject, writeV2Json } from "../util/json.js";
@@ -84,14 +85,14 @@ export async function arrayFromZArray(
   const doc = childKey(path, docs.array);
   const form = await v3Form(z, doc, kindOf);
   let current = z;
-  let currentAttrs = JSON.stringify(attributes);
+  let currentAttrs = stringifyJson(attributes, 0);
   const writeMetadata = async (s: Store, p: string, meta: ArrayMetadataV3) => {
     dropConsolidated(s);
     if (meta.shape.join() !== current.shape.join()) {
       current = { ...current, shape: [...meta.shape] };
       await s.set(childKey(p, docs.array), writeV2Json(docs.serialize(current)));
     }
-    const attrs = JSON.stringify(meta.attributes);
+    const attrs = stringifyJson(meta.attributes, 0);
     if (attrs !== currentAttrs) {
       await s.set(childKey(p, docs.attrs), writeV2Json(meta.attributes));
       currentAttrs = attrs;

@@ -11,6 +11,7 @@ import {
   type JsonObject,
   type JsonValue,
   MetadataError,
+  showJson,
   string as stringType,
 } from "@zarr/core";
 import { jsonObject } from "../dtypes/object.js";
@@ -68,7 +69,7 @@ export function validateZArray(json: JsonObject, doc: string, format: 1 | 2 = 2)
     throw fail(doc, "chunks", `has ${chunks.length} dimensions, shape has ${shape.length}`);
   }
   if (json.order !== "C" && json.order !== "F")
-    throw fail(doc, "order", `must be "C" or "F", got ${JSON.stringify(json.order)}`);
+    throw fail(doc, "order", `must be "C" or "F", got ${showJson(json.order as JsonValue)}`);
   const compressor =
     json.compressor === null ? null : codecConfig(json.compressor, doc, "compressor");
   let filters: JsonObject[] | null = null;
@@ -78,7 +79,7 @@ export function validateZArray(json: JsonObject, doc: string, format: 1 | 2 = 2)
   }
   const sep = json.dimension_separator;
   if (sep !== undefined && sep !== null && sep !== "." && sep !== "/") {
-    throw fail(doc, "dimension_separator", `must be "." or "/", got ${JSON.stringify(sep)}`);
+    throw fail(doc, "dimension_separator", `must be "." or "/", got ${showJson(sep as JsonValue)}`);
   }
   const out: ZArray = {
     ...json,
