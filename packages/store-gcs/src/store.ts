@@ -14,9 +14,11 @@ import {
 import {
   type ByteRange,
   type DirListing,
+  integerOption,
   isSuffixRange,
   type ListableStore,
   mapConcurrent,
+  normalizeStorePrefix,
   type ReadableStore,
   StoreError,
   type StoreOptions,
@@ -120,21 +122,27 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
       );
     }
     this.bucketName = options.bucket;
-    this.prefix = normalizePrefix(options.prefix ?? "");
+    this.prefix = normalizeStorePrefix(options.prefix ?? "", "GcsStore");
     this.#root = this.prefix === "" ? "" : `${this.prefix}/`;
-    this.#threshold = intOption("resumableThreshold", options.resumableThreshold, 8 * MiB, 0);
+    this.#threshold = integerOption(
+      "GcsStore",
+      "resumableThreshold",
+      options.resumableThreshold,
+      8 * MiB,
+      0,
+    );
     this.#chunkSize =
       options.chunkSize === undefined
         ? undefined
-        : intOption("chunkSize", options.chunkSize, 0, CHUNK_UNIT);
+        : integerOption("GcsStore", "chunkSize", options.chunkSize, 0, CHUNK_UNIT);
     if (this.#chunkSize !== undefined && this.#chunkSize % CHUNK_UNIT !== 0) {
       throw new StoreError(
         `GcsStore option "chunkSize" must be a multiple of 262144, got ${this.#chunkSize}`,
       );
     }
-    this.#concurrency = intOption("concurrency", options.concurrency, 16, 1, 256);
-    this.#pageSize = intOption("listPageSize", options.listPageSize, 1000, 1, 1000);
-    this.#idleTimeout = intOption("idleTimeout", options.idleTimeout, 60_000, 1);
+    this.#concurrency = integerOption("GcsStore", "concurrency", options.concurrency, 16, 1, 256);
+    this.#pageSize = integerOption("GcsStore", "listPageSize", options.listPageSize, 1000, 1, 1000);
+    this.#idleTimeout = integerOption("GcsStore", "idleTimeout", options.idleTimeout, 60_000, 1);
     this.storage = options.storage ?? createStorage(options);
     this.#bucket = this.storage.bucket(this.bucketName);
   }
@@ -447,39 +455,4 @@ function createStorage(options: GcsStoreOptions): Storage {
   if (options.keyFilename !== undefined) config.keyFilename = options.keyFilename;
   if (options.credentials !== undefined) config.credentials = options.credentials;
   return new Storage(config);
-}
-
-/** `"/a/b/"` -> `"a/b"`; rejects `.`/`..`/empty segments. */
-function normalizePrefix(prefix: string): string {
-  if (typeof prefix !== "string") {
-    throw new StoreError(`GcsStore prefix must be a string, got ${typeof prefix}`);
-  }
-  const trimmed = prefix.replace(/^\/+|\/+$/g, "");
-  if (trimmed !== "") {
-    try {
-      validateKey(trimmed);
-    } catch (cause) {
-      throw new StoreError(
-        `invalid GcsStore prefix ${JSON.stringify(prefix)}: ${(cause as Error).message}`,
-        { path: prefix, cause },
-      );
-    }
-  }
-  return trimmed;
-}
-
-function intOption(
-  name: string,
-  value: unknown,
-  fallback: number,
-  min: number,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new StoreError(
-      `GcsStore option "${name}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
-    );
-  }
-  return value;
 }

@@ -18,8 +18,10 @@ import {
 import {
   type ByteRange,
   type DirListing,
+  integerOption,
   type ListableStore,
   mapConcurrent,
+  normalizeStorePrefix,
   type ReadableStore,
   StoreError,
   type StoreOptions,
@@ -91,18 +93,26 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
       );
     }
     this.bucket = options.bucket;
-    this.prefix = normalizePrefix(options.prefix ?? "");
+    this.prefix = normalizeStorePrefix(options.prefix ?? "", "S3Store");
     this.#root = this.prefix === "" ? "" : `${this.prefix}/`;
-    this.#partSize = intOption("partSize", options.partSize, 8 * MiB, MIN_PART_SIZE, MAX_PART_SIZE);
-    this.#threshold = intOption(
+    this.#partSize = integerOption(
+      "S3Store",
+      "partSize",
+      options.partSize,
+      8 * MiB,
+      MIN_PART_SIZE,
+      MAX_PART_SIZE,
+    );
+    this.#threshold = integerOption(
+      "S3Store",
       "multipartThreshold",
       options.multipartThreshold,
       16 * MiB,
       MIN_PART_SIZE,
       Number.MAX_SAFE_INTEGER,
     );
-    this.#concurrency = intOption("concurrency", options.concurrency, 4, 1, 64);
-    this.#pageSize = intOption("listPageSize", options.listPageSize, 1000, 1, 1000);
+    this.#concurrency = integerOption("S3Store", "concurrency", options.concurrency, 4, 1, 64);
+    this.#pageSize = integerOption("S3Store", "listPageSize", options.listPageSize, 1000, 1, 1000);
     this.client = options.client ?? createS3Client(options);
   }
 
@@ -363,42 +373,4 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
   #location(objectKey: string): string {
     return `s3://${this.bucket}/${objectKey}`;
   }
-}
-
-/** `"/a/b/"` -> `"a/b"`; rejects `.`/`..`/empty segments (the prefix must not escape the bucket's keyspace). */
-function normalizePrefix(prefix: string): string {
-  if (typeof prefix !== "string") {
-    throw new StoreError(`S3Store prefix must be a string, got ${typeof prefix}`);
-  }
-  const trimmed = prefix.replace(/^\/+|\/+$/g, "");
-  if (trimmed !== "") {
-    try {
-      validateKey(trimmed);
-    } catch (cause) {
-      throw new StoreError(
-        `invalid S3Store prefix ${JSON.stringify(prefix)}: ${(cause as Error).message}`,
-        {
-          path: prefix,
-          cause,
-        },
-      );
-    }
-  }
-  return trimmed;
-}
-
-function intOption(
-  name: string,
-  value: unknown,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new StoreError(
-      `S3Store option "${name}" must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
-    );
-  }
-  return value;
 }

@@ -10,6 +10,7 @@ export { CountingStore, type StoreCounts } from "./counting.js";
 export { isValidKey, validateKey, validatePrefix } from "./keys.js";
 export { MemoryStore } from "./memory.js";
 export { openStore, parseStoreUrl, type StoreUrl } from "./open.js";
+export { integerOption, normalizeStorePrefix } from "./options.js";
 export { applyWrites, groupWrites, validateValue } from "./patch.js";
 export {
   InvalidRangeError,
