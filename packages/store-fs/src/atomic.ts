@@ -14,8 +14,11 @@ import { join } from "node:path";
 import { errorCode } from "./fs-errors.js";
 import { TEMP_PREFIX } from "./paths.js";
 
-/** How often a write is retried when its directory vanishes under it (a concurrent erase). */
-const RETRIES = 5;
+/**
+ * How often a write is retried when its directory is missing: once to create it,
+ * then when a concurrent erase removes it again.
+ */
+const RETRIES = 6;
 
 /**
  * Atomically replaces (or creates) the file at `target` in directory `dir` with
@@ -33,7 +36,9 @@ export async function writeFileAtomic(
     const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
     let created = false;
     try {
-      await mkdir(dir, { recursive: true });
+      // Chunk writes mostly land in existing directories: create them only after
+      // an open has failed for want of one (saves a syscall per write).
+      if (attempt > 0) await mkdir(dir, { recursive: true });
       const handle = await open(temp, "wx");
       created = true;
       try {
@@ -48,7 +53,8 @@ export async function writeFileAtomic(
       return;
     } catch (error) {
       if (created) await rm(temp, { force: true }).catch(() => {});
-      // A concurrent erase removed the (then empty) directory between mkdir and open: redo.
+      // The directory does not exist (yet, or any more: a concurrent erase removed
+      // it between mkdir and open): create it and redo.
       if (errorCode(error) === "ENOENT" && !created && attempt < RETRIES) continue;
       throw error;
     }
