@@ -397,17 +397,8 @@ function zarrayFor(layout: Layout, path: string, note: (s: string) => void): Jso
       ].join(", ")}`,
     );
   }
-  // numcodecs < 0.13 rejects Zstd's "checksum" argument; frames with checksums decode
-  // everywhere, so v2 output leaves the option out (and says so when it was on).
-  const compressor = z.compressor as JsonObject | null;
-  if (compressor?.id === "zstd" && "checksum" in compressor) {
-    const { checksum, ...rest } = compressor;
-    if (checksum)
-      note(
-        `${path || "/"}: zstd checksum dropped for v2 (numcodecs < 0.13 cannot read the option)`,
-      );
-    z.compressor = rest;
-  }
+  // (zarrayOfV3 leaves zstd's "checksum" out: numcodecs < 0.13 rejects it, and
+  // checksummed frames decode and verify everywhere.)
   return z;
 }
 
