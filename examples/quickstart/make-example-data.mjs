@@ -81,8 +81,6 @@ await stations.set(null, ["Reykjavík", "Tromsø", "São Paulo", "東京", "Nair
 // A Zarr v2 group inside the v3 hierarchy (as zarr-python 2 writes it): surface pressure
 // as int16 hPa×10 with a delta filter and zlib, F order; station ids as big-endian int64.
 await createGroupV2(store, "legacy", { attributes: { source: "written as Zarr v2" } });
-// v2 creation adds a .zgroup at every ancestor without one; the root is the v3 group.
-await store.erase(".zgroup");
 const pressure = await createArrayV2(store, "legacy/pressure", {
   shape: [T, Y, X],
   chunks: [6, 16, 16],

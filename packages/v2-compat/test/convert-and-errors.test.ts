@@ -202,3 +202,15 @@ describe("v3 → v2 metadata that numcodecs 0.11 reads", () => {
     expect(zarray("r/.zarray").fill_value).toBe(Buffer.from([1, 255]).toString("base64"));
   });
 });
+
+describe("v2 nodes inside a v3 hierarchy", () => {
+  it("a v3 group counts as the ancestor group (no .zgroup beside its zarr.json); a v3 array refuses children", async () => {
+    const store = new MemoryStore();
+    await createArray(store, "arr", { shape: [1], dataType: "uint8" });
+    await createGroupV2(store, "legacy");
+    expect(store.map.has("zarr.json")).toBe(true);
+    expect(store.map.has(".zgroup")).toBe(false);
+    expect(store.map.has("legacy/.zgroup")).toBe(true);
+    await expect(createGroupV2(store, "arr/x")).rejects.toBeInstanceOf(ContainsNodeError);
+  });
+});

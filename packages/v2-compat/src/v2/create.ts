@@ -13,6 +13,7 @@ import {
   type JsonValue,
   nodePrefix,
   parentPath,
+  parseJson,
   resolveStore,
   type Store,
   showJson,
@@ -59,6 +60,13 @@ export interface CreateGroupV2Options {
 async function hasNode(store: Store, path: string): Promise<"array" | "group" | undefined> {
   if (await store.has(childKey(path, ".zarray"))) return "array";
   if (await store.has(childKey(path, ".zgroup"))) return "group";
+  // A v3 node is a node too: a v2 array inside a v3 group gets no `.zgroup` beside
+  // the group's zarr.json.
+  const v3 = await store.get(childKey(path, "zarr.json"));
+  if (v3 !== undefined) {
+    const doc = parseJson(v3, childKey(path, "zarr.json"));
+    return (doc as JsonObject | null)?.node_type === "array" ? "array" : "group";
+  }
   return undefined;
 }
 
