@@ -3,7 +3,8 @@
  * `ZarrArray.get` for reused scratch buffers and for chunks that map onto one
  * contiguous run of the output) must give exactly what the generic
  * `decode` path gives: random shapes and selections, ragged edge chunks,
- * transposes, big-endian chunks, missing chunks, every element width.
+ * transposes, big-endian chunks, missing chunks, every element width; and
+ * reads into a caller's `out` array.
  */
 import {
   type BytesToBytesCodec,
@@ -16,6 +17,7 @@ import {
   registerCodec,
   type Selection,
   slice,
+  ValueError,
 } from "@zarr/core";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -149,6 +151,14 @@ describe("decodeInto (v3 core: codecs, bytes -> bytes decode)", () => {
             Array.from(b.data as ArrayLike<number>),
           );
           if (ArrayBuffer.isView(a.data) && seen.targets.has(a.data.buffer)) inPlace++;
+          // Into a caller's array full of leftovers: every element is written, fill included.
+          const out = into.dataType.allocate(b.shape.reduce((n, s) => n * s, 1));
+          (out as unknown as { fill(v: number): void }).fill(99);
+          const r = await into.get(q, { out });
+          expect(r.data).toBe(out);
+          expect(Array.from(out as ArrayLike<number>)).toEqual(
+            Array.from(b.data as ArrayLike<number>),
+          );
         }
       }),
       { seed: 42, numRuns: 150 },
@@ -173,6 +183,22 @@ describe("decodeInto (v3 core: codecs, bytes -> bytes decode)", () => {
       const part = await a.get(slice(2, 10));
       expect(Array.from(part.data as Int32Array)).toEqual([3, 4, 5, 6, 7, -1, -1, -1]);
     }
+  });
+
+  it("`out` of the wrong kind or length is a ValueError and is left untouched", async () => {
+    const a = await createArray(new MemoryStore(), "o", {
+      shape: [6],
+      dataType: "int16",
+      chunkShape: [4],
+      fillValue: 3,
+    });
+    const short = new Int16Array(5).fill(-9);
+    await expect(a.get(null, { out: short })).rejects.toThrow(ValueError);
+    await expect(a.get(null, { out: short })).rejects.toThrow(/Int16Array of 6 slots/);
+    expect(Array.from(short)).toEqual([-9, -9, -9, -9, -9]);
+    await expect(a.get(null, { out: new Uint16Array(6) })).rejects.toThrow(ValueError);
+    const r = await a.get(slice(1, 6, 2), { out: new Int16Array(3) });
+    expect(Array.from(r.data as Int16Array)).toEqual([3, 3, 3]);
   });
 
   it("a chunk of the wrong size is a CodecError naming the codec, not wrong data", async () => {

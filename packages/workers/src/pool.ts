@@ -7,9 +7,12 @@
  * @module
  */
 import {
+  type ChunkTarget,
   CodecError,
   type CodecOptions,
   type CodecPipeline,
+  DecodeBuffers,
+  decodeChunkTo,
   type GetOptions,
   type NDArray,
   throwIfAborted,
@@ -17,6 +20,7 @@ import {
 import { hardwareConcurrency, spawnWorker, type WorkerHandle } from "#platform";
 import { reviveError } from "./errors.js";
 import type { PipelineDesc, Reply, Request } from "./protocol.js";
+import { StagingBuffers, sharedMemoryUsable } from "./staging.js";
 import { transferable } from "./transfer.js";
 
 /** Core's hook type (structural: core's index does not export it by name). */
@@ -58,17 +62,21 @@ export interface WorkerPoolOptions {
   /** Decoded chunk size from which jobs go to workers (default {@link DEFAULT_MIN_CHUNK_BYTES}). */
   minChunkBytes?: number;
   /**
-   * Offload decoding. Default: only with more than 2 cores. Measured on 2
-   * cores (bench/RESULTS.md), decoding in workers was slower: the calling
-   * thread's own work (reads, copies into the output, page faults on fresh
-   * buffers) already fills one core, so a worker adds copies without freeing it.
+   * Offload decoding (default true with 2 or more cores). Workers take a
+   * chunk while they have room (`perWorker`); the calling thread decodes the
+   * others itself, so every core decodes.
    */
   decode?: boolean;
   /** Offload encoding (default true: compressing is slower than decoding, so it pays even on 2 cores). */
   encode?: boolean;
   /** The worker module (default: this package's `worker.js`). */
   workerUrl?: URL;
-  /** Jobs queued at one worker at once, so it never waits for the next message (default 2). */
+  /**
+   * Jobs queued at one worker at once, so it never waits for the next message
+   * (default 2). When every worker has that many, the pool declines further
+   * jobs and the calling thread runs them itself (so it computes too, instead
+   * of waiting).
+   */
   perWorker?: number;
 }
 
@@ -76,7 +84,7 @@ interface Job {
   readonly id: number;
   readonly pipelineId: number;
   readonly desc: PipelineDesc;
-  readonly op: "decode" | "encode";
+  readonly op: Extract<Request, { type: "task" }>["op"];
   readonly input: unknown;
   readonly transfer: Transferable[];
   readonly signal: AbortSignal | undefined;
@@ -87,6 +95,8 @@ interface Job {
   fallback(input: unknown): void;
   settled: boolean;
   onAbort?: () => void;
+  /** Runs once the job's input is no longer in use (worker replied or failed, or never sent). */
+  release?: () => void;
 }
 
 interface Slot {
@@ -118,6 +128,9 @@ export class WorkerPool implements ChunkCodecWorkers {
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
   readonly #pipelines = new WeakMap<CodecPipeline, PipelineEntry>();
+  readonly #staging = sharedMemoryUsable() ? new StagingBuffers() : undefined;
+  /** Decode buffers of jobs that fall back to the calling thread. */
+  readonly #localBuffers = new DecodeBuffers();
   #nextJob = 1;
   #nextPipeline = 1;
   #closed = false;
@@ -128,7 +141,7 @@ export class WorkerPool implements ChunkCodecWorkers {
     const defaults = options.modules === undefined || options.defaultModules !== false;
     this.#modules = [...(defaults ? DEFAULT_MODULES : []), ...extra];
     this.#minChunkBytes = options.minChunkBytes ?? DEFAULT_MIN_CHUNK_BYTES;
-    this.#decode = options.decode ?? hardwareConcurrency() > 2;
+    this.#decode = options.decode ?? hardwareConcurrency() >= 2;
     this.#encode = options.encode ?? true;
     this.#workerUrl = options.workerUrl ?? new URL("./worker.js", import.meta.url);
     this.#perWorker = Math.max(1, options.perWorker ?? 2);
@@ -147,15 +160,18 @@ export class WorkerPool implements ChunkCodecWorkers {
     context: Context,
     options?: CodecOptions,
   ): Promise<NDArray> | undefined {
-    if (!this.#decode) return undefined;
+    if (!this.#decode || this.#saturated()) return undefined;
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
-    // Copy: the caller's bytes may be a store's own buffer, which must not be detached.
-    // (`new Uint8Array(n)` + `set`: a Node Buffer's `slice` would be a view of pooled memory.)
-    const input = new Uint8Array(bytes.length);
-    input.set(bytes);
-    return this.#submit(entry, "decode", input, [input.buffer], options, () =>
-      pipeline.decode(bytes, options),
+    const { input, transfer, release } = this.#stage(bytes);
+    return this.#submit(
+      entry,
+      "decode",
+      input,
+      transfer,
+      options,
+      () => pipeline.decode(bytes, options),
+      release,
     ).then(
       (reply): NDArray => ({
         data: reply.output as NDArray["data"],
@@ -166,13 +182,41 @@ export class WorkerPool implements ChunkCodecWorkers {
     );
   }
 
+  /**
+   * Decodes a chunk in a worker straight into `target.out` when that is a
+   * typed array over a `SharedArrayBuffer` (e.g. a caller's `out` option);
+   * declines otherwise.
+   */
+  decodeTo(
+    pipeline: CodecPipeline,
+    bytes: Uint8Array,
+    context: Context,
+    target: ChunkTarget,
+    options?: CodecOptions,
+  ): Promise<void> | undefined {
+    const out = target.out;
+    if (!this.#decode || !isShared(out) || this.#saturated()) return undefined;
+    const entry = this.#entry(pipeline, context);
+    if (!entry.pays || entry.local) return undefined;
+    const { input, transfer, release } = this.#stage(bytes);
+    return this.#submit(
+      entry,
+      "decode-to",
+      { bytes: input, target },
+      transfer,
+      options,
+      () => decodeChunkTo(pipeline, bytes, target, this.#localBuffers, options),
+      release,
+    ).then(() => undefined);
+  }
+
   encode(
     pipeline: CodecPipeline,
     chunk: NDArray,
     context: Context,
     options?: CodecOptions & { transfer?: boolean },
   ): Promise<Uint8Array> | undefined {
-    if (!this.#encode) return undefined;
+    if (!this.#encode || this.#saturated()) return undefined;
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
     const data = chunk.data;
@@ -187,10 +231,16 @@ export class WorkerPool implements ChunkCodecWorkers {
   close(): void {
     this.#closed = true;
     const error = () => new CodecError("the worker pool was closed");
-    for (const job of this.#queue.splice(0)) this.#settle(job, () => job.reject(error()));
+    for (const job of this.#queue.splice(0)) {
+      this.#release(job);
+      this.#settle(job, () => job.reject(error()));
+    }
     for (const slot of this.#slots.splice(0)) {
       slot.handle.terminate();
-      for (const job of slot.jobs.values()) this.#settle(job, () => job.reject(error()));
+      for (const job of slot.jobs.values()) {
+        this.#release(job);
+        this.#settle(job, () => job.reject(error()));
+      }
     }
   }
 
@@ -223,13 +273,43 @@ export class WorkerPool implements ChunkCodecWorkers {
     return entry;
   }
 
+  /**
+   * A worker's copy of encoded bytes (a store's buffer must never be
+   * detached): reused shared memory where available (no fresh pages per
+   * chunk), else a transferred copy.
+   */
+  #stage(bytes: Uint8Array): {
+    input: Uint8Array;
+    transfer: Transferable[];
+    release?: () => void;
+  } {
+    if (this.#staging) {
+      const staged = this.#staging.take(bytes.length);
+      staged.set(bytes);
+      return { input: staged, transfer: [], release: () => this.#staging?.give(staged) };
+    }
+    // `new Uint8Array(n)` + `set`: a Node Buffer's `slice` would be a view of pooled memory.
+    const input = new Uint8Array(bytes.length);
+    input.set(bytes);
+    return { input, transfer: [input.buffer] };
+  }
+
+  /** Every worker exists and has `perWorker` jobs: new jobs would only wait in the queue. */
+  #saturated(): boolean {
+    if (this.#queue.length > 0) return true;
+    if (this.#slots.length < this.size) return false;
+    for (const s of this.#slots) if (s.jobs.size < this.#perWorker) return false;
+    return true;
+  }
+
   #submit(
     entry: PipelineEntry,
-    op: "decode" | "encode",
+    op: Job["op"],
     input: unknown,
     transfer: Transferable[],
     options: CodecOptions | undefined,
     local: (input: unknown) => Promise<unknown>,
+    release?: () => void,
   ): Promise<Extract<Reply, { type: "result" }>> {
     const signal = options?.signal;
     throwIfAborted(signal, entry.desc.path);
@@ -264,11 +344,15 @@ export class WorkerPool implements ChunkCodecWorkers {
           );
         },
         settled: false,
+        release,
       };
       if (signal) {
         job.onAbort = () => {
           const i = this.#queue.indexOf(job);
-          if (i >= 0) this.#queue.splice(i, 1);
+          if (i >= 0) {
+            this.#queue.splice(i, 1);
+            this.#release(job);
+          }
           this.#settle(job, () => {
             try {
               throwIfAborted(signal, job.path);
@@ -282,6 +366,13 @@ export class WorkerPool implements ChunkCodecWorkers {
       this.#queue.push(job);
       this.#pump();
     });
+  }
+
+  /** Gives back the job's input memory (once). */
+  #release(job: Job): void {
+    const release = job.release;
+    job.release = undefined;
+    release?.();
   }
 
   /** Runs `fn` once per job (results that arrive after an abort are dropped). */
@@ -312,6 +403,7 @@ export class WorkerPool implements ChunkCodecWorkers {
         slot.handle.post(request, job.transfer);
       } catch (error) {
         slot.jobs.delete(job.id);
+        this.#release(job);
         this.#settle(job, () =>
           job.reject(
             new CodecError(`${job.path}: cannot send a chunk to a worker`, {
@@ -354,9 +446,17 @@ export class WorkerPool implements ChunkCodecWorkers {
     if (!job) return;
     slot.jobs.delete(reply.id);
     if (slot.jobs.size === 0) slot.handle.unref();
-    if (reply.type === "result") this.#settle(job, () => job.resolve(reply));
-    else if (reply.error.stage === "setup") this.#settle(job, () => job.fallback(reply.input));
-    else this.#settle(job, () => job.reject(reviveError(reply.error)));
+    if (reply.type === "result") {
+      this.#release(job);
+      this.#settle(job, () => job.resolve(reply));
+    } else if (reply.error.stage === "setup") {
+      // The local run reads the caller's own bytes, not the staged copy.
+      this.#release(job);
+      this.#settle(job, () => job.fallback(reply.input));
+    } else {
+      this.#release(job);
+      this.#settle(job, () => job.reject(reviveError(reply.error)));
+    }
     this.#pump();
   }
 
@@ -364,6 +464,7 @@ export class WorkerPool implements ChunkCodecWorkers {
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots.splice(i, 1);
     for (const job of slot.jobs.values()) {
+      this.#release(job);
       this.#settle(job, () =>
         job.reject(
           new CodecError(`${job.path}: a codec worker failed: ${error.message}`, {
@@ -376,4 +477,13 @@ export class WorkerPool implements ChunkCodecWorkers {
     slot.jobs.clear();
     this.#pump();
   }
+}
+
+/** A typed array over shared memory. */
+function isShared(data: unknown): boolean {
+  return (
+    ArrayBuffer.isView(data) &&
+    typeof SharedArrayBuffer !== "undefined" &&
+    data.buffer instanceof SharedArrayBuffer
+  );
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { JsonObject, JsonValue } from "@zarr/core";
+import type { ChunkTarget, JsonObject, JsonValue } from "@zarr/core";
 
 /** Everything a worker needs to rebuild one array's codec pipeline. */
 export interface PipelineDesc {
@@ -21,13 +21,21 @@ export type Request =
   | {
       readonly type: "task";
       readonly id: number;
-      readonly op: "decode" | "encode";
+      /** `decode-to`: decode into `input.target.out` (shared memory) and reply without data. */
+      readonly op: "decode" | "decode-to" | "encode";
       readonly pipeline: number;
       /** Sent the first time a worker sees `pipeline`. */
       readonly desc?: PipelineDesc;
-      /** decode: encoded bytes; encode: the chunk's flat data. */
+      /** decode: encoded bytes; decode-to: {@link DecodeToInput}; encode: the chunk's flat data. */
       readonly input: unknown;
     };
+
+/** Input of a `decode-to` task. */
+export interface DecodeToInput {
+  /** Encoded bytes (a view of shared staging memory). */
+  readonly bytes: Uint8Array;
+  readonly target: ChunkTarget;
+}
 
 /** An error as it crosses the thread boundary. */
 export interface WireError {

@@ -9,17 +9,21 @@ import {
   CodecPipeline,
   cStrides,
   type DataArray,
+  DecodeBuffers,
+  decodeChunkTo,
   NotRegisteredError,
   resolveDataType,
   ZarrError,
 } from "@zarr/core";
 import { workerPort } from "#platform";
-import type { PipelineDesc, Reply, Request, WireError } from "./protocol.js";
+import type { DecodeToInput, PipelineDesc, Reply, Request, WireError } from "./protocol.js";
 import { postTransferring, transferable } from "./transfer.js";
 
 const port = workerPort();
 let ready: Promise<void> = Promise.resolve();
 const pipelines = new Map<number, Promise<CodecPipeline>>();
+/** This worker's reused decode buffers (`decode-to` jobs). */
+const buffers = new DecodeBuffers();
 
 function wire(error: unknown, stage: WireError["stage"]): WireError {
   if (error instanceof NotRegisteredError) {
@@ -73,7 +77,11 @@ async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
     return;
   }
   try {
-    if (task.op === "decode") {
+    if (task.op === "decode-to") {
+      const { bytes, target } = task.input as DecodeToInput;
+      await decodeChunkTo(pipeline, bytes, target, buffers);
+      port.post({ type: "result", id: task.id, output: undefined } satisfies Reply, []);
+    } else if (task.op === "decode") {
       const out = await pipeline.decode(task.input as Uint8Array);
       const reply: Reply = { type: "result", id: task.id, output: out.data, stride: out.stride };
       postTransferring(port.post, reply, transferable(out.data));

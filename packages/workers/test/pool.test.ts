@@ -20,7 +20,7 @@ import {
   ZarrArray,
 } from "@zarr/core";
 import { WorkerPool } from "@zarr/workers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const workerUrl = new URL("../dist/worker.js", import.meta.url);
@@ -121,6 +121,90 @@ describe("WorkerPool: identical results with and without workers", () => {
     } finally {
       ZarrArray.defaultWorkers = undefined;
     }
+  });
+});
+
+describe("WorkerPool: where chunks are decoded", () => {
+  const sharedOut = (n: number) => new Float32Array(new SharedArrayBuffer(n * 4));
+
+  it("into a SharedArrayBuffer `out`, workers decode each chunk in place", async () => {
+    const p = pool({ perWorker: 64 });
+    const a = await makeArray(new MemoryStore(), "zstd");
+    const value = field(37 * 29);
+    await a.set(null, value, { workers: false });
+    const local = vi.spyOn(a.codecs, "decode");
+    const handedBack = vi.spyOn(p, "decode");
+    const out = sharedOut(37 * 29).fill(Number.NaN);
+    const r = await a.get(null, { workers: p, out });
+    expect(r.data).toBe(out);
+    expect(Array.from(out)).toEqual(Array.from(value));
+    // Neither the calling thread nor a hand-back decoded anything.
+    expect(local).not.toHaveBeenCalled();
+    expect(handedBack).not.toHaveBeenCalled();
+    // A strided selection of a transposed array, into shared memory, too.
+    const t = await makeArray(new MemoryStore(), "transpose+crc32c");
+    await t.set(null, value, { workers: false });
+    const sel = [slice(null, null, -2), slice(1, 28, 5)];
+    const want = await t.get(sel, { workers: false });
+    const got = await t.get(sel, { workers: p, out: sharedOut(want.data.length) });
+    expect(Array.from(got.data as Float32Array)).toEqual(Array.from(want.data as Float32Array));
+  });
+
+  it("when every worker is busy, the calling thread decodes the rest itself", async () => {
+    const p = pool({ size: 1, perWorker: 1 });
+    const a = await makeArray(new MemoryStore(), "zstd");
+    const value = field(37 * 29);
+    await a.set(null, value, { workers: false });
+    const local = vi.spyOn(a.codecs, "decode");
+    const offered = vi.spyOn(p, "decode");
+    const r = await a.get(null, { workers: p, concurrency: 8 });
+    expect(Array.from(r.data as Float32Array)).toEqual(Array.from(value));
+    const chunks = 5 * 2;
+    expect(offered).toHaveBeenCalledTimes(chunks);
+    const declined = offered.mock.results.filter((x) => x.value === undefined).length;
+    expect(declined).toBeGreaterThan(0); // some ran here...
+    expect(declined).toBeLessThan(chunks); // ...and some in the worker
+    expect(local).toHaveBeenCalledTimes(declined);
+  });
+
+  it("in-place decoding falls back to the calling thread when workers lack the codec", async () => {
+    const p = pool({ modules: [], defaultModules: false, perWorker: 64 });
+    const a = await makeArray(new MemoryStore(), "blosc");
+    const value = field(37 * 29);
+    await a.set(null, value, { workers: false });
+    const r = await a.get(null, { workers: p, out: sharedOut(37 * 29) });
+    expect(Array.from(r.data as Float32Array)).toEqual(Array.from(value));
+    // Later reads of that array stay here without asking the workers.
+    expect(
+      p.decodeTo(
+        a.codecs,
+        new Uint8Array(8),
+        { format: 3, path: "blosc" },
+        {
+          out: sharedOut(1),
+          chunkSel: [0, 0],
+          outAxes: [],
+          outStrides: [],
+        },
+      ),
+    ).toBeUndefined();
+  });
+
+  it("an aborted in-place read rejects with AbortError and the pool stays usable", async () => {
+    const p = pool({ size: 1, perWorker: 4 });
+    const a = await makeArray(new MemoryStore(), "gzip");
+    const value = field(37 * 29);
+    await a.set(null, value, { workers: false });
+    const controller = new AbortController();
+    const pending = a.get(null, {
+      workers: p,
+      out: sharedOut(37 * 29),
+      signal: controller.signal,
+    });
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(AbortError);
+    const r = await a.get(null, { workers: p, out: sharedOut(37 * 29) });
+    expect(Array.from(r.data as Float32Array)).toEqual(Array.from(value));
   });
 });
 

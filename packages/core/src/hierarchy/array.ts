@@ -7,6 +7,7 @@
 
 import type { ChunkGrid } from "../chunk-grid/regular.js";
 import type { ChunkKeyEncoding } from "../chunk-key/encodings.js";
+import { type ChunkTarget, copyChunk, DecodeBuffers, decodeChunkTo } from "../codecs/decode-to.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
 import type {
   ByteGetter,
@@ -39,7 +40,7 @@ import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/con
 import type { ChunkCodecWorkers } from "../workers/types.js";
 import { childKey } from "./paths.js";
 
-/** Options of {@link ZarrArray.get}. */
+/** Options of reads (`getChunk`, `getCoordinates`), and the base of every array operation's options. */
 export interface GetOptions {
   /** Cancels the read. */
   signal?: AbortSignal;
@@ -52,6 +53,17 @@ export interface GetOptions {
    * `false` for the calling thread. Default: {@link ZarrArray.defaultWorkers}.
    */
   workers?: ChunkCodecWorkers | false;
+}
+
+/** Options of {@link ZarrArray.get}. */
+export interface ReadOptions extends GetOptions {
+  /**
+   * Read into this array instead of a new one (e.g. to reuse memory across
+   * reads): the selection's element count in the data type's array kind
+   * (`Float32Array` for float32, ...), C order. Every element is written. The
+   * result's `data` is this array.
+   */
+  out?: DataArray;
 }
 
 /** Options of {@link ZarrArray.set}. */
@@ -254,23 +266,6 @@ export class ZarrArray {
     return this.#workers(options)?.decode(this.#parts.codecs, bytes, this.#d().context, options);
   }
 
-  /**
-   * Reused decode targets for one read, when the codecs can decode into caller
-   * memory: at most one buffer per chunk in flight, freed with the read.
-   */
-  #scratch(out: DataArray): Scratch | undefined {
-    const codecs = this.#parts.codecs;
-    const size = codecs.decodeIntoSize;
-    if (size === undefined) return undefined;
-    const { chunkLength, chunkShape } = this.#d();
-    // In-place decoding needs the chunk's bytes laid out exactly like the output's elements.
-    const inPlace =
-      codecs.arrayToArray.length === 0 &&
-      ArrayBuffer.isView(out) &&
-      size === chunkLength * this.dataType.width * out.BYTES_PER_ELEMENT;
-    return { size, free: [], inPlace, chunkShape, chunkLength };
-  }
-
   /** Reads and decodes the chunk at `coords` (already validated). */
   async #readChunk(coords: readonly number[], options: GetOptions): Promise<NDArray | undefined> {
     return this.#keyed(coords, async () => {
@@ -337,68 +332,73 @@ export class ZarrArray {
    * integer or boolean arrays per dimension). Integer-indexed dimensions are
    * dropped from the result, as in NumPy. The result is C order.
    */
-  async get(selection?: Selection, options: GetOptions = {}): Promise<NDArray> {
+  async get(selection?: Selection, options: ReadOptions = {}): Promise<NDArray> {
     const sel = normalizeSelection(selection, this.shape, this.path);
     const dataType = this.dataType;
     const width = dataType.width;
     const outShape = sel.shape;
     const outStrides = cStrides(outShape);
-    const out = dataType.allocate(product(outShape));
-    const { fill, zeroFill, chunkStrides } = this.#d();
-    const scratch = this.#scratch(out);
+    const codecs = this.#parts.codecs;
+    const { fill, zeroFill, context } = this.#d();
+    const pool = this.#workers(options);
+    const length = product(outShape);
+    const out =
+      options.out !== undefined ? this.#checkOut(options.out, length) : dataType.allocate(length);
+    // A fresh array is already all zero bits; a caller's array holds anything.
+    const fillMissing = !zeroFill || options.out !== undefined;
+    const buffers = new DecodeBuffers();
     await forEachConcurrent(
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
       (p: ChunkProjection) =>
         this.#keyed(p.chunkCoords, async () => {
-          let chunk: NDArray | undefined;
-          let chunkSel = p.chunkSel;
-          if (!p.complete && this.#parts.codecs.supportsPartialDecode) {
+          const target: ChunkTarget = { out, chunkSel: p.chunkSel, outAxes: p.outAxes, outStrides };
+          if (!p.complete && codecs.supportsPartialDecode) {
             // Read only the part of the chunk the selection needs (e.g. inner chunks of a shard).
             const region = boundingRegion(p.chunkSel);
-            chunk = await this.#parts.codecs.decodePartial(
+            const chunk = await codecs.decodePartial(
               this.#byteGetter(p.chunkCoords),
               region,
               options,
             );
-            chunkSel = shiftSelection(p.chunkSel, region);
-          } else if (scratch !== undefined) {
-            const bytes = await this.store.get(this.chunkKey(p.chunkCoords), undefined, options);
-            if (bytes !== undefined) {
-              const offloaded = this.#offload(bytes, options);
-              if (offloaded !== undefined) chunk = await offloaded;
-              else {
-                const direct = directTarget(p, out, outStrides, scratch);
-                if (direct !== undefined) {
-                  chunk = await this.#parts.codecs.decodeInto(bytes, direct, options);
-                  if (isViewOf(chunk.data, direct)) return; // decoded in place
-                  if (sharesBuffer(chunk.data, out)) chunk = { ...chunk, data: chunk.data.slice() };
-                } else {
-                  // Decode into reused memory and copy out before giving it back.
-                  const buf = scratch.free.pop() ?? new Uint8Array(scratch.size);
-                  try {
-                    const c = await this.#parts.codecs.decodeInto(bytes, buf, options);
-                    copyChunk(c, chunkSel, chunkStrides, out, p.outAxes, outStrides, width);
-                  } finally {
-                    scratch.free.push(buf);
-                  }
-                  return;
-                }
-              }
+            if (chunk !== undefined) {
+              copyChunk(chunk, codecs, { ...target, chunkSel: shiftSelection(p.chunkSel, region) });
+            } else if (fillMissing) {
+              fillStrided(out, 0, p.outAxes, outStrides, fill, width);
             }
-          } else {
-            chunk = await this.#readChunk(p.chunkCoords, options);
-          }
-          if (chunk === undefined) {
-            // A fresh typed array is already all zero bits: nothing to fill.
-            if (!zeroFill) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
             return;
           }
-          copyChunk(chunk, chunkSel, chunkStrides, out, p.outAxes, outStrides, width);
+          const bytes = await this.store.get(this.chunkKey(p.chunkCoords), undefined, options);
+          if (bytes === undefined) {
+            if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
+            return;
+          }
+          // A pool may decode straight into the output (when it is shared memory)...
+          const placed = pool?.decodeTo?.(codecs, bytes, context, target, options);
+          if (placed !== undefined) return placed;
+          // ...or hand back the decoded chunk.
+          const offloaded = this.#offload(bytes, options);
+          if (offloaded !== undefined) copyChunk(await offloaded, codecs, target);
+          else await decodeChunkTo(codecs, bytes, target, buffers, options);
         }),
       options.signal,
     );
     return { data: out, shape: outShape, stride: outStrides, dataType };
+  }
+
+  /** A caller's output array, checked to fit a read of `length` elements. */
+  #checkOut(out: DataArray, length: number): DataArray {
+    const like = this.dataType.allocate(0);
+    const sameKind = ArrayBuffer.isView(like)
+      ? ArrayBuffer.isView(out) && out.constructor === like.constructor
+      : Array.isArray(out);
+    if (!sameKind || out.length !== length * this.dataType.width) {
+      throw new ValueError(
+        `${this.path || "/"}: option "out" must be a ${like.constructor.name} of ${length * this.dataType.width} slots for this selection, got ${out?.constructor?.name ?? typeof out}${out?.length === undefined ? "" : ` of ${out.length}`}`,
+        { path: this.path },
+      );
+    }
+    return out;
   }
 
   /** Ranged access to one stored chunk, for partial decoders. */
@@ -746,82 +746,6 @@ interface Derived {
   readonly chunkStrides: number[];
   readonly chunkLength: number;
   readonly context: { format: 2 | 3; path: string };
-}
-
-/** Per-read state of decoding into caller memory (see `ZarrArray.#scratch`). */
-interface Scratch {
-  /** Decoded byte size of one chunk's innermost bytes -> bytes stage. */
-  readonly size: number;
-  /** Buffers not in use. */
-  readonly free: Uint8Array[];
-  /** Whole chunks may decode straight into the output (same byte layout). */
-  readonly inPlace: boolean;
-  readonly chunkShape: readonly number[];
-  readonly chunkLength: number;
-}
-
-/** Copies the selected part of a decoded chunk into the output. */
-function copyChunk(
-  chunk: NDArray,
-  chunkSel: readonly (number | Axis)[],
-  chunkStrides: readonly number[],
-  out: DataArray,
-  outAxes: readonly Axis[],
-  outStrides: readonly number[],
-  width: number,
-): void {
-  const src = resolveAxes(chunkSel, chunk.stride.length ? chunk.stride : chunkStrides);
-  copyStrided(chunk.data, src.offset, src.axes, src.strides, out, 0, outAxes, outStrides, width);
-}
-
-/**
- * The bytes of `out` that a whole chunk maps onto, when they are one
- * contiguous run in the chunk's own C order (e.g. chunks spanning whole rows):
- * the chunk can then decode straight into the output.
- */
-function directTarget(
-  p: ChunkProjection,
-  out: DataArray,
-  outStrides: readonly number[],
-  scratch: Scratch,
-): Uint8Array | undefined {
-  if (!scratch.inPlace || !ArrayBuffer.isView(out)) return undefined;
-  const { chunkShape } = scratch;
-  for (let d = 0; d < chunkShape.length; d++) {
-    const s = p.chunkSel[d];
-    if (typeof s === "number") {
-      if (chunkShape[d] !== 1) return undefined;
-    } else if ("indices" in s || s.start !== 0 || s.step !== 1 || s.count !== chunkShape[d]) {
-      return undefined;
-    }
-  }
-  // Distinct C-order positions fill [offset, offset + span] exactly when span + 1 == count.
-  let offset = 0;
-  let span = 0;
-  for (let k = 0; k < p.outAxes.length; k++) {
-    const a = p.outAxes[k];
-    if ("indices" in a || a.step !== 1) return undefined;
-    offset += a.start * outStrides[k];
-    span += (a.count - 1) * outStrides[k];
-  }
-  if (span + 1 !== scratch.chunkLength) return undefined;
-  const bytesPerElement = scratch.size / scratch.chunkLength;
-  return new Uint8Array(out.buffer, out.byteOffset + offset * bytesPerElement, scratch.size);
-}
-
-/** `data` is exactly the memory of `bytes` (same buffer, offset and length). */
-function isViewOf(data: DataArray, bytes: Uint8Array): boolean {
-  return (
-    ArrayBuffer.isView(data) &&
-    data.buffer === bytes.buffer &&
-    data.byteOffset === bytes.byteOffset &&
-    data.byteLength === bytes.byteLength
-  );
-}
-
-/** `data` lives in the same memory as `out`. */
-function sharesBuffer(data: DataArray, out: DataArray): boolean {
-  return ArrayBuffer.isView(data) && ArrayBuffer.isView(out) && data.buffer === out.buffer;
 }
 
 /** The smallest box (per dimension [start, stop)) holding every selected element of a chunk. */

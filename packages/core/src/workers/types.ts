@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { ChunkTarget } from "../codecs/decode-to.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
 import type { CodecOptions, NDArray } from "../codecs/types.js";
 
@@ -46,4 +47,19 @@ export interface ChunkCodecWorkers {
     context: ChunkCodecContext,
     options?: CodecOptions & { transfer?: boolean },
   ): Promise<Uint8Array> | undefined;
+  /**
+   * Decodes stored chunk bytes and writes the selected elements into
+   * `target.out`, exactly as core's `decodeChunkTo` does on the calling
+   * thread (a pool can only do this when `target.out` is shared memory, e.g.
+   * a caller's `out` over a `SharedArrayBuffer`). `bytes` is not modified or
+   * detached. Returns `undefined` to decline; the caller then tries
+   * {@link decode} and finally decodes the chunk itself.
+   */
+  decodeTo?(
+    pipeline: CodecPipeline,
+    bytes: Uint8Array,
+    context: ChunkCodecContext,
+    target: ChunkTarget,
+    options?: CodecOptions,
+  ): Promise<void> | undefined;
 }

@@ -1,0 +1,154 @@
+/**
+ * Decoding one stored chunk straight into its place in a read's output: into
+ * the output itself when the chunk is one contiguous run of it, otherwise into
+ * a reused buffer and then copied. `ZarrArray.get` and worker pools (which
+ * decode into a shared output) run the same function, so results cannot differ.
+ *
+ * @module
+ */
+
+import type { DataArray } from "../dtypes/types.js";
+import { copyStrided, cStrides, resolveAxes } from "../indexing/strided.js";
+import type { Axis } from "../indexing/types.js";
+import type { CodecPipeline } from "./pipeline.js";
+import type { CodecOptions, NDArray } from "./types.js";
+
+/** Where the selected part of one decoded chunk goes. */
+export interface ChunkTarget {
+  /** The whole output (C order; a typed array, or a JS array for variable-size types). */
+  readonly out: DataArray;
+  /** Per chunk dimension: the chunk-local index or axis that is read. */
+  readonly chunkSel: readonly (number | Axis)[];
+  /** Per output dimension: the positions written. */
+  readonly outAxes: readonly Axis[];
+  /** C-order strides of the output, in elements. */
+  readonly outStrides: readonly number[];
+}
+
+/**
+ * Reusable decode buffers, by byte size. One per reader (a `get` call or a
+ * worker): buffers come back after each chunk, so at most one per chunk in
+ * flight exists.
+ */
+export class DecodeBuffers {
+  readonly #free = new Map<number, Uint8Array[]>();
+
+  /** A buffer of `size` bytes (contents undefined) to hand back with {@link give}. */
+  take(size: number): Uint8Array {
+    return this.#free.get(size)?.pop() ?? new Uint8Array(size);
+  }
+
+  give(buffer: Uint8Array): void {
+    const list = this.#free.get(buffer.length);
+    if (list) list.push(buffer);
+    else this.#free.set(buffer.length, [buffer]);
+  }
+}
+
+/**
+ * Decodes stored chunk `bytes` with `pipeline` and writes the selected
+ * elements into `target.out`. Decodes in place when the chunk's bytes are
+ * exactly one contiguous run of the output; otherwise decodes into a buffer of
+ * `buffers` (when the codecs can decode into memory) or a fresh chunk, and
+ * copies the selection.
+ */
+export async function decodeChunkTo(
+  pipeline: CodecPipeline,
+  bytes: Uint8Array,
+  target: ChunkTarget,
+  buffers: DecodeBuffers,
+  options?: CodecOptions,
+): Promise<void> {
+  const size = pipeline.decodeIntoSize;
+  if (size === undefined) {
+    copyChunk(await pipeline.decode(bytes, options), pipeline, target);
+    return;
+  }
+  const direct = inPlaceTarget(pipeline, size, target);
+  if (direct !== undefined) {
+    let chunk = await pipeline.decodeInto(bytes, direct, options);
+    if (isViewOf(chunk.data, direct)) return; // decoded in place
+    // Copying out of the output's own memory could overlap: detach it first.
+    if (sharesBuffer(chunk.data, target.out)) chunk = { ...chunk, data: chunk.data.slice() };
+    copyChunk(chunk, pipeline, target);
+    return;
+  }
+  const buffer = buffers.take(size);
+  try {
+    copyChunk(await pipeline.decodeInto(bytes, buffer, options), pipeline, target);
+  } finally {
+    buffers.give(buffer);
+  }
+}
+
+/** Copies the selected part of a decoded chunk into the output. */
+export function copyChunk(chunk: NDArray, pipeline: CodecPipeline, target: ChunkTarget): void {
+  const src = resolveAxes(
+    target.chunkSel,
+    chunk.stride.length ? chunk.stride : cStrides(pipeline.spec.shape),
+  );
+  copyStrided(
+    chunk.data,
+    src.offset,
+    src.axes,
+    src.strides,
+    target.out,
+    0,
+    target.outAxes,
+    target.outStrides,
+    pipeline.spec.dataType.width,
+  );
+}
+
+/**
+ * The bytes of the output a whole chunk maps onto, when they are one
+ * contiguous run in the chunk's own C order (e.g. chunks spanning whole rows)
+ * and laid out like the decoded bytes: the chunk can decode straight into it.
+ */
+function inPlaceTarget(
+  pipeline: CodecPipeline,
+  size: number,
+  target: ChunkTarget,
+): Uint8Array | undefined {
+  const { out, chunkSel, outAxes, outStrides } = target;
+  const { shape, dataType } = pipeline.spec;
+  if (pipeline.arrayToArray.length !== 0 || !ArrayBuffer.isView(out)) return undefined;
+  let chunkLength = 1;
+  for (const s of shape) chunkLength *= s;
+  if (size !== chunkLength * dataType.width * out.BYTES_PER_ELEMENT) return undefined;
+  for (let d = 0; d < shape.length; d++) {
+    const s = chunkSel[d];
+    if (typeof s === "number") {
+      if (shape[d] !== 1) return undefined;
+    } else if ("indices" in s || s.start !== 0 || s.step !== 1 || s.count !== shape[d]) {
+      return undefined;
+    }
+  }
+  // Distinct C-order positions fill [offset, offset + span] exactly when span + 1 == count.
+  let offset = 0;
+  let span = 0;
+  for (let k = 0; k < outAxes.length; k++) {
+    const a = outAxes[k];
+    if ("indices" in a || a.step !== 1) return undefined;
+    offset += a.start * outStrides[k];
+    span += (a.count - 1) * outStrides[k];
+  }
+  if (span + 1 !== chunkLength) return undefined;
+  const bytesPerElement = size / chunkLength;
+  return new Uint8Array(out.buffer, out.byteOffset + offset * bytesPerElement, size);
+}
+
+/** `data` is exactly the memory of `bytes` (same buffer, offset and length). */
+function isViewOf(data: DataArray, bytes: Uint8Array): boolean {
+  return (
+    ArrayBuffer.isView(data) &&
+    data.buffer === bytes.buffer &&
+    data.byteOffset === bytes.byteOffset &&
+    data.byteLength === bytes.byteLength
+  );
+}
+
+/** `data` lives in the same memory as `out`. */
+function sharesBuffer(data: DataArray, out: DataArray): boolean {
+  return ArrayBuffer.isView(data) && ArrayBuffer.isView(out) && data.buffer === out.buffer;
+}
