@@ -54,6 +54,11 @@ export class DeflateCodec implements BytesToBytesCodec {
     return { name: this.name, configuration: { level: this.level } };
   }
 
+  /** On Node, chunks of 64 KiB and more are (de)compressed in libuv's thread pool. */
+  get runsOffThread(): boolean {
+    return this.#engine.offThread === true;
+  }
+
   async encode(bytes: Uint8Array, options?: CodecOptions): Promise<Uint8Array> {
     throwIfAborted(options?.signal, this.#path);
     return this.#engine.compress(bytes, this.format, this.level);

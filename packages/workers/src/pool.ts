@@ -252,7 +252,7 @@ export class WorkerPool implements ChunkCodecWorkers {
       for (const s of spec.shape) elements *= s;
       const decodedBytes = elements * (spec.dataType.itemSize ?? 8);
       const heavy =
-        pipeline.bytesToBytes.some((c) => !CHEAP_BYTES_CODECS.has(c.name)) ||
+        pipeline.bytesToBytes.some((c) => !CHEAP_BYTES_CODECS.has(c.name) && !c.runsOffThread) ||
         pipeline.arrayToBytes.name === "sharding_indexed";
       entry = {
         id: this.#nextPipeline++,

@@ -112,7 +112,7 @@ describe("WorkerPool: identical results with and without workers", () => {
 
   it("ZarrArray.defaultWorkers is used when an operation passes no option", async () => {
     const p = pool();
-    const a = await makeArray(new MemoryStore(), "gzip");
+    const a = await makeArray(new MemoryStore(), "zstd");
     await a.set(null, 3, { workers: false });
     ZarrArray.defaultWorkers = p;
     try {
@@ -192,7 +192,7 @@ describe("WorkerPool: where chunks are decoded", () => {
 
   it("an aborted in-place read rejects with AbortError and the pool stays usable", async () => {
     const p = pool({ size: 1, perWorker: 4 });
-    const a = await makeArray(new MemoryStore(), "gzip");
+    const a = await makeArray(new MemoryStore(), "zstd");
     const value = field(37 * 29);
     await a.set(null, value, { workers: false });
     const controller = new AbortController();
@@ -234,7 +234,7 @@ describe("WorkerPool: errors, fallback, abort", () => {
 
   it("abort rejects with AbortError and leaves the pool usable", async () => {
     const p = pool({ size: 1, perWorker: 1 });
-    const a = await makeArray(new MemoryStore(), "gzip");
+    const a = await makeArray(new MemoryStore(), "zstd");
     await a.set(null, field(37 * 29), { workers: false });
     const controller = new AbortController();
     const pending = a.get(null, { workers: p, signal: controller.signal, concurrency: 8 });
@@ -246,11 +246,26 @@ describe("WorkerPool: errors, fallback, abort", () => {
 
   it("close fails queued work with a CodecError", async () => {
     const p = pool({ size: 1, perWorker: 1 });
-    const a = await makeArray(new MemoryStore(), "gzip");
+    const a = await makeArray(new MemoryStore(), "zstd");
     await a.set(null, 1, { workers: false });
     const pending = a.get(null, { workers: p });
     p.close();
     await expect(pending).rejects.toBeInstanceOf(CodecError);
+  });
+
+  it("codecs already running off the thread (node:zlib) stay on the calling thread", async () => {
+    const p = pool();
+    const a = await makeArray(new MemoryStore(), "gzip");
+    expect(a.codecs.bytesToBytes[0].runsOffThread).toBe(true);
+    const chunk = {
+      data: new Float32Array(128),
+      shape: [8, 16],
+      stride: [16, 1],
+      dataType: a.dataType,
+    };
+    expect(p.encode(a.codecs, chunk, { format: 3, path: "gzip" })).toBeUndefined();
+    expect(p.decode(a.codecs, new Uint8Array(20), { format: 3, path: "gzip" })).toBeUndefined();
+    expect(p.pending).toBe(0);
   });
 
   it("small or uncompressed chunks stay on the calling thread", async () => {

@@ -49,6 +49,7 @@ function toBytes(buf: Buffer): Uint8Array {
 /** `node:zlib`-backed engine. */
 export const engine: DeflateEngine = {
   name: "node:zlib",
+  offThread: true,
 
   async compress(data, format, level) {
     const [sync, async] = deflaters[format];

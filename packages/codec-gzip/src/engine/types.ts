@@ -23,6 +23,8 @@ export class EngineError extends Error {
 export interface DeflateEngine {
   /** The engine's name, for messages and benchmarks. */
   readonly name: string;
+  /** Large inputs are (de)compressed outside the calling JavaScript thread. */
+  readonly offThread?: boolean;
   compress(data: Uint8Array, format: DeflateFormat, level: number): Promise<Uint8Array>;
   /**
    * Decompresses `data`. A gzip input may hold several members (their outputs

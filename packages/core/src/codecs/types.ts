@@ -124,6 +124,12 @@ export interface BytesToBytesCodec extends CodecBase {
   decodeInto?(bytes: Uint8Array, out: Uint8Array, options?: CodecOptions): Promise<void> | void;
   /** Encoded length for an input of `decodedSize` bytes, when fixed (e.g. crc32c: +4). */
   encodedSize?(decodedSize: number): number | undefined;
+  /**
+   * Optional: true when the codec's work already runs outside the calling
+   * JavaScript thread (e.g. `node:zlib`'s thread pool), so worker pools leave
+   * it there instead of adding a hop.
+   */
+  readonly runsOffThread?: boolean;
 }
 
 /** Any codec. */
