@@ -1,7 +1,8 @@
 // One JavaScript implementation's side of the benchmark, in its own process so
 // that heaps and peak RSS do not mix: `node js_bench.mjs IMPL JOB_JSON` prints
-// one JSON line. IMPL: ours (default worker pool) | ours-wd (pool also decoding) |
-// ours-1t (no worker pool) | zarrita | zarrjs.
+// one JSON line. IMPL: ours (default worker pool) | ours-out (default pool,
+// reads into one reused SharedArrayBuffer `out`) | ours-1t (no worker pool) |
+// zarrita | zarrjs.
 import { mkdir, readdir, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fillField } from "./rows.mjs";
@@ -32,15 +33,20 @@ async function loadOurs(workers) {
   if (workers) {
     const w = await import("@zarr/workers");
     const size = process.env.BENCH_WORKERS ? { size: Number(process.env.BENCH_WORKERS) } : {};
-    const forced = process.env.BENCH_DECODE ?? (impl === "ours-wd" ? "1" : undefined);
+    const forced = process.env.BENCH_DECODE;
     const decode = forced ? { decode: forced === "1" } : {};
     pool = new w.WorkerPool({ ...size, ...decode });
   }
   const opts = { workers: pool ?? false };
+  // ours-out: one output in shared memory, reused by every read (a viewer's pattern).
+  let out;
   return {
     async read(path) {
       const a = await core.openArray(new FileSystemStore(path), "");
-      return (await a.get(null, opts)).data;
+      if (impl !== "ours-out") return (await a.get(null, opts)).data;
+      const length = a.shape.reduce((x, y) => x * y, 1);
+      out ??= new Float32Array(new SharedArrayBuffer(length * 4));
+      return (await a.get(null, { ...opts, out })).data;
     },
     async write(path, data, n, row) {
       const a = await createArrayV2(new FileSystemStore(path), "", {
@@ -184,7 +190,7 @@ async function loadZarrjs() {
 }
 
 const lib =
-  impl === "ours" || impl === "ours-wd"
+  impl === "ours" || impl === "ours-out"
     ? await loadOurs(true)
     : impl === "ours-1t"
       ? await loadOurs(false)
