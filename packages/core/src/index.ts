@@ -16,7 +16,12 @@ export * from "./chunk-grid/regular.js";
 export * from "./chunk-key/encodings.js";
 export { bytesCodec } from "./codecs/bytes.js";
 export { crc32c, crc32cCodec } from "./codecs/crc32c.js";
-export { type ChunkTarget, DecodeBuffers, decodeChunkTo } from "./codecs/decode-to.js";
+export {
+  type ChunkTarget,
+  copyChunk,
+  DecodeBuffers,
+  decodeChunkTo,
+} from "./codecs/decode-to.js";
 export { type CodecJson, CodecPipeline, codecFactory, parseCodecJson } from "./codecs/pipeline.js";
 export { transposeCodec } from "./codecs/transpose.js";
 export type * from "./codecs/types.js";

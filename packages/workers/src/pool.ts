@@ -11,6 +11,7 @@ import {
   CodecError,
   type CodecOptions,
   type CodecPipeline,
+  copyChunk,
   DecodeBuffers,
   decodeChunkTo,
   type GetOptions,
@@ -195,19 +196,63 @@ export class WorkerPool implements ChunkCodecWorkers {
     options?: CodecOptions,
   ): Promise<void> | undefined {
     const out = target.out;
-    if (!this.#decode || !isShared(out) || this.#saturated()) return undefined;
+    if (!this.#decode || !ArrayBuffer.isView(out) || this.#saturated()) return undefined;
+    const staging = this.#staging;
+    if (!isShared(out) && staging === undefined) return undefined; // core falls back to `decode`
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
-    const { input, transfer, release } = this.#stage(bytes);
+    const local = () => decodeChunkTo(pipeline, bytes, target, this.#localBuffers, options);
+    const staged = this.#stage(bytes);
+    if (isShared(out) || staging === undefined) {
+      return this.#submit(
+        entry,
+        "decode-to",
+        { bytes: staged.input, target },
+        staged.transfer,
+        options,
+        local,
+        staged.release,
+      ).then(() => undefined);
+    }
+    // The worker decodes into shared scratch memory; this thread copies it into place.
+    const { shape, dataType } = pipeline.spec;
+    let slots = dataType.width;
+    for (const s of shape) slots *= s;
+    const scratch = staging.take(slots * out.BYTES_PER_ELEMENT);
+    // Reused only once both the worker and the copy below are done with it (never after an
+    // abort or error: the worker may still be writing, so the buffer is left to the GC).
+    let workerDone = false;
+    let copied = false;
+    const giveBack = () => {
+      if (workerDone && copied) staging.give(scratch);
+    };
     return this.#submit(
       entry,
       "decode-to",
-      { bytes: input, target },
-      transfer,
+      { bytes: staged.input, scratch },
+      staged.transfer,
       options,
-      () => decodeChunkTo(pipeline, bytes, target, this.#localBuffers, options),
-      release,
-    ).then(() => undefined);
+      local,
+      () => {
+        staged.release?.();
+        workerDone = true;
+        giveBack();
+      },
+    ).then((reply) => {
+      if (reply.output !== "scratch") return; // decoded here (the workers lacked a codec)
+      const Typed = out.constructor as new (
+        buffer: ArrayBufferLike,
+        offset: number,
+        length: number,
+      ) => NDArray["data"];
+      const data = new Typed(scratch.buffer, 0, slots);
+      try {
+        copyChunk({ data, shape, stride: reply.stride ?? [], dataType }, pipeline, target);
+      } finally {
+        copied = true;
+        giveBack();
+      }
+    });
   }
 
   encode(

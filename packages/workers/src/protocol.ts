@@ -30,11 +30,16 @@ export type Request =
       readonly input: unknown;
     };
 
-/** Input of a `decode-to` task. */
+/**
+ * Input of a `decode-to` task: decode into `target.out` (shared memory) in
+ * place, or into `scratch` (shared memory the caller copies from).
+ */
 export interface DecodeToInput {
   /** Encoded bytes (a view of shared staging memory). */
   readonly bytes: Uint8Array;
-  readonly target: ChunkTarget;
+  readonly target?: ChunkTarget;
+  /** Room for the decoded chunk's in-memory bytes; the reply's `output` is then `"scratch"`. */
+  readonly scratch?: Uint8Array;
 }
 
 /** An error as it crosses the thread boundary. */

@@ -54,6 +54,31 @@ async function build(desc: PipelineDesc): Promise<CodecPipeline> {
   );
 }
 
+/**
+ * Decodes a chunk so that its in-memory bytes start at `scratch[0]` (decoding
+ * into it directly when the codecs can); returns the chunk's strides.
+ */
+async function decodeToScratch(
+  pipeline: CodecPipeline,
+  bytes: Uint8Array,
+  scratch: Uint8Array,
+): Promise<readonly number[]> {
+  const size = pipeline.decodeIntoSize;
+  const chunk =
+    size !== undefined && size <= scratch.length
+      ? await pipeline.decodeInto(bytes, scratch.subarray(0, size))
+      : await pipeline.decode(bytes);
+  const data = chunk.data;
+  if (!ArrayBuffer.isView(data)) throw new Error("decoded chunk is not a typed array");
+  if (data.buffer !== scratch.buffer || data.byteOffset !== scratch.byteOffset) {
+    if (data.byteLength > scratch.length) {
+      throw new Error(`decoded chunk of ${data.byteLength} bytes exceeds ${scratch.length}`);
+    }
+    scratch.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  }
+  return chunk.stride;
+}
+
 async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
   let pipeline: CodecPipeline;
   try {
@@ -78,9 +103,14 @@ async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
   }
   try {
     if (task.op === "decode-to") {
-      const { bytes, target } = task.input as DecodeToInput;
-      await decodeChunkTo(pipeline, bytes, target, buffers);
-      port.post({ type: "result", id: task.id, output: undefined } satisfies Reply, []);
+      const { bytes, target, scratch } = task.input as DecodeToInput;
+      if (target) {
+        await decodeChunkTo(pipeline, bytes, target, buffers);
+        port.post({ type: "result", id: task.id, output: undefined } satisfies Reply, []);
+      } else {
+        const stride = await decodeToScratch(pipeline, bytes, scratch!);
+        port.post({ type: "result", id: task.id, output: "scratch", stride } satisfies Reply, []);
+      }
     } else if (task.op === "decode") {
       const out = await pipeline.decode(task.input as Uint8Array);
       const reply: Reply = { type: "result", id: task.id, output: out.data, stride: out.stride };

@@ -53,6 +53,7 @@ const COMPRESSORS: Record<string, JsonObject[]> = {
   gzip: [{ name: "gzip", configuration: { level: 5 } }],
   zstd: [{ name: "zstd", configuration: { level: 3, checksum: true } }],
   "transpose+crc32c": [{ name: "crc32c" }],
+  "transpose+zstd": [{ name: "zstd", configuration: { level: 1, checksum: false } }],
 };
 
 async function makeArray(store: MemoryStore, name: string) {
@@ -150,13 +151,67 @@ describe("WorkerPool: where chunks are decoded", () => {
     expect(Array.from(got.data as Float32Array)).toEqual(Array.from(want.data as Float32Array));
   });
 
+  it("chunks decoded into scratch memory copy out right for every in-memory layout", async () => {
+    // float16 lives in a Float32Array (4 bytes per element, 2 stored), int64 in a
+    // BigInt64Array, complex64 interleaved, big-endian bytes swapped: what a worker writes
+    // to its scratch memory must be the decoded chunk's in-memory bytes, not the stored ones.
+    const p = pool({ perWorker: 64 });
+    const cases = [
+      { dataType: "float16", endian: "little", value: (i: number) => (i % 97) / 4 },
+      { dataType: "int64", endian: "big", value: (i: number) => BigInt(i * 1_000_003 - 7) },
+      { dataType: "complex64", endian: "little", value: (i: number) => [i / 3, -i] },
+      { dataType: "uint16", endian: "big", value: (i: number) => (i * 37) % 65536 },
+    ] as const;
+    for (const c of cases) {
+      const a = await createArray(new MemoryStore(), "t", {
+        shape: [30, 21],
+        dataType: c.dataType,
+        chunkShape: [16, 8],
+        codecs: [
+          { name: "transpose", configuration: { order: [1, 0] } },
+          { name: "bytes", configuration: { endian: c.endian } },
+          {
+            name: "blosc",
+            configuration: {
+              cname: "lz4",
+              clevel: 5,
+              shuffle: "shuffle",
+              typesize: 2,
+              blocksize: 0,
+            },
+          },
+        ],
+      });
+      const value = a.dataType.allocate(30 * 21) as unknown as unknown[];
+      for (let i = 0; i < 30 * 21; i++) {
+        const v = c.value(i);
+        if (Array.isArray(v)) [value[2 * i], value[2 * i + 1]] = v;
+        else value[i] = v;
+      }
+      await a.set(null, value as never, { workers: false });
+      const sel = [slice(null, null, -3), slice(2, 21)];
+      const want = await a.get(sel, { workers: false });
+      const offered = vi.spyOn(p, "decodeTo");
+      const got = await a.get(sel, { workers: p });
+      expect(
+        offered.mock.results.some((x) => x.value !== undefined),
+        c.dataType,
+      ).toBe(true);
+      expect(Array.from(got.data as ArrayLike<unknown>), c.dataType).toEqual(
+        Array.from(want.data as ArrayLike<unknown>),
+      );
+      offered.mockRestore();
+    }
+  });
+
   it("when every worker is busy, the calling thread decodes the rest itself", async () => {
     const p = pool({ size: 1, perWorker: 1 });
     const a = await makeArray(new MemoryStore(), "zstd");
     const value = field(37 * 29);
     await a.set(null, value, { workers: false });
     const local = vi.spyOn(a.codecs, "decode");
-    const offered = vi.spyOn(p, "decode");
+    const offered = vi.spyOn(p, "decodeTo");
+    const handedBack = vi.spyOn(p, "decode");
     const r = await a.get(null, { workers: p, concurrency: 8 });
     expect(Array.from(r.data as Float32Array)).toEqual(Array.from(value));
     const chunks = 5 * 2;
@@ -164,6 +219,8 @@ describe("WorkerPool: where chunks are decoded", () => {
     const declined = offered.mock.results.filter((x) => x.value === undefined).length;
     expect(declined).toBeGreaterThan(0); // some ran here...
     expect(declined).toBeLessThan(chunks); // ...and some in the worker
+    // Declined chunks were decoded here, not handed back whole from a worker.
+    for (const x of handedBack.mock.results) expect(x.value).toBeUndefined();
     expect(local).toHaveBeenCalledTimes(declined);
   });
 
