@@ -4,7 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { COMMANDS, decodeNpy, encodeNpy, main, serveStore } from "@zarr/cli";
+import { COMMANDS, decodeNpy, encodeNpy, serveStore } from "@zarr/cli";
 import { createArray, float32, openArray, resolveStore } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
 import { fixturesSkipReason, haveFixtures, repoRoot, zarritaFixtures } from "@zarr/test-utils";
