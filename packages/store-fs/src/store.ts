@@ -30,6 +30,7 @@ import {
 import { writeFileAtomic } from "./atomic.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";
+import { ReadBuffers } from "./read-buffers.js";
 import { readEntries, walkKeys } from "./walk.js";
 
 /** Options of {@link FileSystemStore}. */
@@ -67,6 +68,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   /** Absolute path of the store's root directory. */
   readonly root: string;
   readonly #durable: boolean;
+  readonly #buffers = new ReadBuffers();
 
   /** @param root - the directory (a path, or a `file:` URL object). */
   constructor(root: string | URL, options: FileSystemStoreOptions = {}) {
@@ -80,6 +82,15 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     validateRange(range, key);
     const [value] = await this.#read(key, path, [range]);
     return value;
+  }
+
+  /**
+   * Takes back a value this store's `get` returned, for reuse by later reads
+   * (arrays call it once a chunk is decoded). The caller must not use `value`
+   * afterwards. Values from elsewhere are ignored.
+   */
+  release(value: Uint8Array): void {
+    this.#buffers.give(value);
   }
 
   async getPartialValues(requests: readonly KeyRange[], options?: StoreOptions) {
@@ -129,7 +140,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       const values: Uint8Array[] = [];
       for (const range of ranges) {
         const [start, end] = rangeBounds(range, info.size);
-        values.push(await readAt(handle, start, end - start));
+        values.push(await readAt(handle, start, end - start, this.#buffers));
       }
       return values;
     } catch (error) {
@@ -291,8 +302,13 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
 }
 
 /** Reads `length` bytes at `position`; fewer if the file is shorter than that. */
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Uint8Array> {
-  const buffer = new Uint8Array(length);
+async function readAt(
+  handle: FileHandle,
+  position: number,
+  length: number,
+  buffers: ReadBuffers,
+): Promise<Uint8Array> {
+  const buffer = buffers.take(length);
   let filled = 0;
   while (filled < length) {
     const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);

@@ -2,7 +2,8 @@
 // get_partial_values): random ranges, valid and malformed, against a model of
 // the store contract ({offset, length?} and {suffix}, clipped to the value;
 // anything else an InvalidRangeError). FileSystemStore reads only the bytes
-// asked for, so a range claiming 2^53 - 1 bytes allocates no more than the file.
+// asked for, so a range claiming 2^53 - 1 bytes allocates no more than the file
+// (plus the at most 1/8 slack of its reusable read buffers' size classes).
 // FUZZ_RUNS raises the number of cases (`pnpm fuzz`).
 import {
   type ByteRange,
@@ -106,7 +107,7 @@ describe("byte ranges (fuzzed against the store contract)", () => {
             } else {
               const got = await store.get(`v/${size}`, ranges[0] as ByteRange);
               expect(same(got!, first)).toBe(true);
-              expect(got!.buffer.byteLength).toBeLessThanOrEqual(size);
+              expect(got!.buffer.byteLength).toBeLessThanOrEqual(size + size / 8);
             }
           },
         ),

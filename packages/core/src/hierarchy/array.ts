@@ -373,13 +373,18 @@ export class ZarrArray {
             if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
             return;
           }
-          // A pool may decode straight into the output (when it is shared memory)...
-          const placed = pool?.decodeTo?.(codecs, bytes, context, target, options);
-          if (placed !== undefined) return placed;
-          // ...or hand back the decoded chunk.
-          const offloaded = this.#offload(bytes, options);
-          if (offloaded !== undefined) copyChunk(await offloaded, codecs, target);
-          else await decodeChunkTo(codecs, bytes, target, buffers, options);
+          try {
+            // A pool may decode the chunk into its place in the output...
+            const placed = pool?.decodeTo?.(codecs, bytes, context, target, options);
+            if (placed !== undefined) return await placed;
+            // ...or hand back the decoded chunk.
+            const offloaded = this.#offload(bytes, options);
+            if (offloaded !== undefined) copyChunk(await offloaded, codecs, target);
+            else await decodeChunkTo(codecs, bytes, target, buffers, options);
+          } finally {
+            // Every use of the bytes above has settled: the store may reuse their memory.
+            this.store.release(bytes);
+          }
         }),
       options.signal,
     );

@@ -68,6 +68,7 @@ export class CountingStore implements AnyStore {
   readonly listPrefix?: AnyStore["listPrefix"];
   readonly listDir?: AnyStore["listDir"];
   readonly close?: AnyStore["close"];
+  readonly release?: AnyStore["release"];
 
   /**
    * @param inner - the store to count.
@@ -90,6 +91,8 @@ export class CountingStore implements AnyStore {
     }
     if (inner.getSize) this.getSize = inner.getSize.bind(inner);
     if (inner.close) this.close = inner.close.bind(inner);
+    // Counting keeps no values, so the inner store may reuse what it is given back.
+    if (inner.release) this.release = inner.release.bind(inner);
     if (inner.set) {
       const f = inner.set.bind(inner);
       this.set = (key: string, value: Uint8Array, opts?: StoreOptions) => {

@@ -155,6 +155,10 @@ class ResolvedStore implements Store {
     return size;
   }
 
+  release(value: Uint8Array): void {
+    if (typeof this.inner.release === "function") this.inner.release(value);
+  }
+
   async has(key: string, options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
     validateKey(key);

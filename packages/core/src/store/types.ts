@@ -58,6 +58,13 @@ export interface ReadableStore {
   /** Size in bytes of a value, or `undefined` when missing (used to resolve suffix ranges). */
   getSize?(key: string, options?: StoreOptions): Promise<number | undefined>;
   /**
+   * Optional: the caller is done with `value`, which this store's `get`
+   * returned, and will not touch it again, so the store may reuse its memory
+   * for later reads (e.g. a file store's read buffers). Callers that keep
+   * values (caches) never call it; wrappers that keep values must not forward it.
+   */
+  release?(value: Uint8Array): void;
+  /**
    * Releases what the store holds open (file handles, connections, pending
    * uploads). Optional: stores that hold nothing omit it.
    */
@@ -110,6 +117,8 @@ export interface Store {
     options?: StoreOptions,
   ): Promise<(Uint8Array | undefined)[]>;
   getSize(key: string, options?: StoreOptions): Promise<number | undefined>;
+  /** Hands a value back to the store for reuse (see {@link ReadableStore.release}); a no-op when it cannot. */
+  release(value: Uint8Array): void;
   has(key: string, options?: StoreOptions): Promise<boolean>;
   set(key: string, value: Uint8Array, options?: StoreOptions): Promise<void>;
   setPartialValues(writes: readonly KeyWrite[], options?: StoreOptions): Promise<void>;

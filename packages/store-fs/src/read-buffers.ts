@@ -1,0 +1,66 @@
+/**
+ * Memory for file reads, reused when the caller hands values back with
+ * `release` (arrays do, once a chunk is decoded): no fresh allocation and no
+ * garbage per chunk read.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+
+/** Free memory kept at most (reads beyond it allocate and leave garbage as before). */
+const MAX_FREE_BYTES = 64 * 1024 * 1024;
+/** Values smaller than this are not worth pooling. */
+const MIN_POOLED_BYTES = 64 * 1024;
+
+/**
+ * Size classes with at most 1/8 slack: the length rounded up to a multiple of
+ * an eighth of its highest power of two.
+ */
+function sizeClass(length: number): number {
+  const step = 2 ** Math.max(0, Math.floor(Math.log2(length)) - 3);
+  return Math.ceil(length / step) * step;
+}
+
+/** A free list of read buffers by size class. */
+export class ReadBuffers {
+  readonly #free = new Map<number, ArrayBuffer[]>();
+  /** Buffers handed out and not yet back: only these are accepted by `give`. */
+  readonly #out = new WeakSet<ArrayBufferLike>();
+  #freeBytes = 0;
+
+  /**
+   * `length` bytes of memory whose contents are undefined (the caller fills
+   * them), as a plain `Uint8Array` over its own `ArrayBuffer`.
+   */
+  take(length: number): Uint8Array {
+    if (length < MIN_POOLED_BYTES) return unzeroed(length);
+    const size = sizeClass(length);
+    const reused = this.#free.get(size)?.pop();
+    if (reused !== undefined) this.#freeBytes -= size;
+    const buffer = reused ?? unzeroed(size).buffer;
+    this.#out.add(buffer);
+    return new Uint8Array(buffer, 0, length);
+  }
+
+  /** Takes back a value returned by {@link take} (anything else is ignored). */
+  give(value: Uint8Array): void {
+    const buffer = value.buffer;
+    if (!this.#out.has(buffer)) return;
+    this.#out.delete(buffer);
+    const size = buffer.byteLength;
+    if (this.#freeBytes + size > MAX_FREE_BYTES) return;
+    const list = this.#free.get(size);
+    if (list) list.push(buffer as ArrayBuffer);
+    else this.#free.set(size, [buffer as ArrayBuffer]);
+    this.#freeBytes += size;
+  }
+}
+
+/**
+ * Not zeroed (the read fills it; only filled bytes are ever returned), and
+ * never a view of Node's shared small-buffer pool.
+ */
+function unzeroed(length: number): Uint8Array {
+  const b = Buffer.allocUnsafeSlow(length);
+  return new Uint8Array(b.buffer, b.byteOffset, length);
+}

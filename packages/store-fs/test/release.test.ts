@@ -1,0 +1,82 @@
+/**
+ * `release`: values handed back are reused by later reads (no allocation per
+ * chunk), and nothing else is: foreign values, second releases and small
+ * values are ignored, and a read never returns memory still in use.
+ */
+import { createArray, openArray, resolveStore } from "@zarr/core";
+import { FileSystemStore } from "@zarr/store-fs";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDir } from "./helpers.js";
+
+let root: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ root, cleanup } = await tempDir());
+});
+afterEach(() => cleanup());
+
+const filled = (n: number, v: number) => new Uint8Array(n).fill(v);
+
+describe("FileSystemStore.release", () => {
+  it("a released value's memory serves the next read of a similar size", async () => {
+    const store = new FileSystemStore(root);
+    await store.set("a", filled(100_000, 1));
+    await store.set("b", filled(99_000, 2));
+    const a = (await store.get("a"))!;
+    const memory = a.buffer;
+    store.release(a);
+    const b = (await store.get("b"))!;
+    expect(b.buffer).toBe(memory);
+    expect(b.length).toBe(99_000);
+    expect(b.every((x) => x === 2)).toBe(true);
+    // Through core's store wrapper too (which hands out plain Uint8Arrays).
+    const resolved = resolveStore(store);
+    resolved.release(b);
+    const again = (await resolved.get("a"))!;
+    expect(again.buffer).toBe(memory);
+    expect(again.every((x) => x === 1)).toBe(true);
+  });
+
+  it("ignores foreign values, second releases and small values", async () => {
+    const store = new FileSystemStore(root);
+    await store.set("a", filled(100_000, 1));
+    await store.set("s", filled(100, 3));
+    store.release(new Uint8Array(100_000)); // not the store's
+    const a = (await store.get("a"))!;
+    store.release(a);
+    store.release(a); // twice: must not be handed out twice
+    const x = (await store.get("a"))!;
+    const y = (await store.get("a"))!;
+    expect(x.buffer).not.toBe(y.buffer);
+    const s = (await store.get("s"))!;
+    store.release(s);
+    expect((await store.get("s"))!.buffer).not.toBe(s.buffer);
+  });
+
+  it("arrays hand every chunk's bytes back once decoded, and read right", async () => {
+    const store = new FileSystemStore(root);
+    const a = await createArray(store, "t", {
+      shape: [300, 300],
+      dataType: "float64",
+      chunkShape: [128, 128],
+      fillValue: -1,
+    });
+    const value = new Float64Array(300 * 300).map((_, i) => i * 0.5);
+    await a.set(null, value);
+    await store.erase("t/c/2/2"); // one chunk missing: fill value, nothing to release
+    const given: Uint8Array[] = [];
+    const release = store.release.bind(store);
+    store.release = (v) => {
+      given.push(v);
+      release(v);
+    };
+    const b = await openArray(store, "t");
+    for (let k = 0; k < 3; k++) {
+      const { data } = await b.get(null, { concurrency: 2 });
+      const want = value.slice();
+      for (let i = 256; i < 300; i++) want.fill(-1, i * 300 + 256, i * 300 + 300);
+      expect(Array.from(data as Float64Array)).toEqual(Array.from(want));
+    }
+    expect(given.length).toBe(3 * 8);
+  });
+});
