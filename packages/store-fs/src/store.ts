@@ -69,6 +69,8 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   readonly root: string;
   readonly #durable: boolean;
   readonly #buffers = new ReadBuffers();
+  /** `set` writes the value out and keeps no reference to it. */
+  readonly copiesOnSet = true;
 
   /** @param root - the directory (a path, or a `file:` URL object). */
   constructor(root: string | URL, options: FileSystemStoreOptions = {}) {

@@ -432,7 +432,11 @@ export class ZarrArray {
     const dataType = this.dataType;
     const width = dataType.width;
     const source = this.#valueSource(value, sel.shape);
-    const { chunkLength: chunkLen, chunkStrides, zeroFill } = this.#d();
+    const { chunkLength: chunkLen, chunkStrides, chunkShape, zeroFill } = this.#d();
+    // Chunk buffers written out by a store that keeps no reference to them serve
+    // the next chunks (no fresh memory, and its page faults, per chunk).
+    const spare: DataArray[] | undefined =
+      this.store.copiesOnSet && ArrayBuffer.isView(dataType.allocate(0)) ? [] : undefined;
     await forEachConcurrent(
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -443,8 +447,15 @@ export class ZarrArray {
             throwIfAborted(options.signal, key);
             let data: DataArray;
             const existing = p.complete ? undefined : await this.#readChunk(p.chunkCoords, options);
+            const reused = existing ? undefined : spare?.pop();
             if (existing) {
               data = existing.data;
+            } else if (reused !== undefined) {
+              data = reused;
+              // Old contents: refill what the selection does not overwrite.
+              if (!coversChunk(p.chunkSel, chunkShape)) {
+                dataType.fill(data, this.fillValue, 0, chunkLen);
+              }
             } else {
               data = dataType.allocate(chunkLen);
               // A fresh typed array already holds an all-zero-bits fill value.
@@ -467,6 +478,10 @@ export class ZarrArray {
               );
             }
             await this.#storeChunk(key, data, options, existing === undefined);
+            // Reusable unless a worker pool took (detached) it.
+            if (spare !== undefined && !existing && (data as ArrayBufferView).byteLength > 0) {
+              spare.push(data);
+            }
           }),
         );
       },
@@ -751,6 +766,21 @@ interface Derived {
   readonly chunkStrides: number[];
   readonly chunkLength: number;
   readonly context: { format: 2 | 3; path: string };
+}
+
+/** The selection writes every element of a chunk of `shape` (padding included). */
+function coversChunk(sel: readonly (number | Axis)[], shape: readonly number[]): boolean {
+  for (let d = 0; d < shape.length; d++) {
+    const s = sel[d];
+    if (typeof s === "number") {
+      if (shape[d] !== 1) return false;
+    } else if ("indices" in s) {
+      return false; // index arrays may repeat positions and miss others
+    } else if (s.count !== shape[d]) {
+      return false; // a slice of count == extent covers it whatever its direction
+    }
+  }
+  return true;
 }
 
 /** The smallest box (per dimension [start, stop)) holding every selected element of a chunk. */

@@ -69,6 +69,7 @@ export class CountingStore implements AnyStore {
   readonly listDir?: AnyStore["listDir"];
   readonly close?: AnyStore["close"];
   readonly release?: AnyStore["release"];
+  readonly copiesOnSet?: boolean;
 
   /**
    * @param inner - the store to count.
@@ -93,6 +94,7 @@ export class CountingStore implements AnyStore {
     if (inner.close) this.close = inner.close.bind(inner);
     // Counting keeps no values, so the inner store may reuse what it is given back.
     if (inner.release) this.release = inner.release.bind(inner);
+    this.copiesOnSet = inner.copiesOnSet;
     if (inner.set) {
       const f = inner.set.bind(inner);
       this.set = (key: string, value: Uint8Array, opts?: StoreOptions) => {

@@ -95,8 +95,10 @@ class ResolvedStore implements Store {
   readonly readable = true as const;
   readonly writable: boolean;
   readonly listable: boolean;
+  readonly copiesOnSet: boolean;
 
   constructor(readonly inner: AnyStore) {
+    this.copiesOnSet = inner.copiesOnSet === true;
     this.writable = typeof inner.set === "function" && typeof inner.erase === "function";
     this.listable = typeof inner.list === "function";
   }

@@ -73,6 +73,12 @@ export interface ReadableStore {
 
 /** Write operations. `set` and `erase` are required for a store to count as writable. */
 export interface WritableStore {
+  /**
+   * Optional: true when `set` keeps no reference to its value once it
+   * resolves (it wrote or copied the bytes), so callers may reuse that memory
+   * for the next value. Stores that keep values (e.g. `MemoryStore`) leave it out.
+   */
+  readonly copiesOnSet?: boolean;
   /** Stores `value` under `key`, replacing any previous value atomically where the backend allows. */
   set(key: string, value: Uint8Array, options?: StoreOptions): Promise<void>;
   /** Writes byte ranges into existing (or new, zero-extended) values. */
@@ -119,6 +125,8 @@ export interface Store {
   getSize(key: string, options?: StoreOptions): Promise<number | undefined>;
   /** Hands a value back to the store for reuse (see {@link ReadableStore.release}); a no-op when it cannot. */
   release(value: Uint8Array): void;
+  /** See {@link WritableStore.copiesOnSet} (false unless the store says so). */
+  readonly copiesOnSet: boolean;
   has(key: string, options?: StoreOptions): Promise<boolean>;
   set(key: string, value: Uint8Array, options?: StoreOptions): Promise<void>;
   setPartialValues(writes: readonly KeyWrite[], options?: StoreOptions): Promise<void>;
