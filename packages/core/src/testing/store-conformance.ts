@@ -122,6 +122,28 @@ export function storeConformanceCases(options: StoreConformanceOptions): Conform
     }),
   );
 
+  add("release: memory handed back is reused only for later values, never shared", () =>
+    withStore(
+      { a: pattern(MiB, 21), b: pattern(MiB, 22), c: pattern(MiB, 23), s: pattern(100, 24) },
+      async (store) => {
+        for (let round = 0; round < 3; round++) {
+          const a = await store.get("a");
+          const s = await store.get("s", { offset: 10, length: 50 });
+          if (a) store.release(a);
+          if (s) store.release(s);
+          const [b, c] = await Promise.all([store.get("b"), store.get("c")]);
+          checkBytes(b, pattern(MiB, 22), "get after a release");
+          checkBytes(c, pattern(MiB, 23), "concurrent get after a release");
+          b?.fill(0);
+          checkBytes(c, pattern(MiB, 23), "a value after writing to another live value");
+          checkBytes(await store.get("a"), pattern(MiB, 21), "get of a released key");
+          if (b) store.release(b);
+          if (c) store.release(c);
+        }
+      },
+    ),
+  );
+
   add("get: byte ranges (offset, length, suffix, clipping)", () => {
     const value = pattern(100, 3);
     const empty = new Uint8Array(0);
