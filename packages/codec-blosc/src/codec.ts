@@ -148,7 +148,38 @@ export class BloscCodec implements BytesToBytesCodec {
    * output buffer of {@link decode}.
    */
   decodeInto(bytes: Uint8Array, out: Uint8Array): void | Promise<void> {
+    return this.decodeRangeInto(bytes, out, 0, out.length);
+  }
+
+  /**
+   * Like {@link decodeInto}, decompressing only the blocks that hold the
+   * decoded bytes [start, end) (Blosc blocks are independent): a small region
+   * of a large chunk costs a block or two, not the chunk.
+   */
+  decodeRangeInto(
+    bytes: Uint8Array,
+    out: Uint8Array,
+    start: number,
+    end: number,
+  ): void | Promise<void> {
     const path = this.context.path;
+    if (
+      !(
+        Number.isSafeInteger(start) &&
+        Number.isSafeInteger(end) &&
+        0 <= start &&
+        start <= end &&
+        end <= out.length
+      )
+    ) {
+      throw new CodecError(
+        `blosc: byte range [${start}, ${end}) is not within ${out.length} bytes`,
+        {
+          path,
+        },
+      );
+    }
+    const range = [start, end] as const;
     const header = parseHeader(bytes, out.length, path);
     if (header.nbytes !== out.length) {
       throw new CodecError(
@@ -157,20 +188,20 @@ export class BloscCodec implements BytesToBytesCodec {
       );
     }
     if (!needsEngine(header)) {
-      runSync(decompressGen(bytes, header, undefined, path, true, out));
+      runSync(decompressGen(bytes, header, undefined, path, true, out, range));
       return;
     }
     const engine = this.#engine(FORMAT_NAMES[header.format], 5);
     if (engine instanceof Promise) {
       return engine
-        .then((e) => runAsync(decompressGen(bytes, header, e, path, false, out)))
+        .then((e) => runAsync(decompressGen(bytes, header, e, path, false, out, range)))
         .then(() => {});
     }
     if (engine.sync) {
-      runSync(decompressGen(bytes, header, engine, path, true, out));
+      runSync(decompressGen(bytes, header, engine, path, true, out, range));
       return;
     }
-    return runAsync(decompressGen(bytes, header, engine, path, false, out)).then(() => {});
+    return runAsync(decompressGen(bytes, header, engine, path, false, out, range)).then(() => {});
   }
 }
 

@@ -294,7 +294,9 @@ export function* compressGen(
  * header's format; it is not used for memcpyed or empty chunks. Every offset
  * and length is checked against the chunk before use. `pooled` as for
  * {@link compressGen}; `into`, when given, receives the output (it must hold
- * the header's nbytes; the result is its prefix).
+ * the header's nbytes; the result is its prefix). With `range` ([start, end)
+ * of the decoded bytes), only the blocks overlapping it are decompressed; the
+ * other bytes of the output are left as they are.
  */
 export function* decompressGen(
   src: Uint8Array,
@@ -303,8 +305,10 @@ export function* decompressGen(
   path?: string,
   pooled = false,
   into?: Uint8Array,
+  range?: readonly [number, number],
 ): FrameJob<Uint8Array> {
   const { nbytes, blocksize, cbytes, typesize: ts } = h;
+  const [from, to] = range ?? [0, nbytes];
   if (into !== undefined && into.length < nbytes) {
     fail(`output buffer of ${into.length} bytes is smaller than the chunk's ${nbytes}`, path);
   }
@@ -312,7 +316,7 @@ export function* decompressGen(
   if (h.flags & FLAG_MEMCPYED) {
     const raw = src.subarray(HEADER_SIZE, HEADER_SIZE + nbytes);
     if (into === undefined) return raw.slice();
-    into.set(raw);
+    into.set(raw.subarray(from, to), from);
     return into.subarray(0, nbytes);
   }
   if (engine === undefined) fail("no engine for the chunk's compressor", path);
@@ -330,7 +334,9 @@ export function* decompressGen(
   const out = into?.subarray(0, nbytes) ?? new Uint8Array(nbytes);
   const tmp = byteShuffle || bitShuffle ? workBuffer(0, Math.min(blocksize, nbytes), pooled) : null;
 
-  for (let b = 0; b < nblocks; b++) {
+  const firstBlock = Math.floor(from / blocksize);
+  const endBlock = Math.min(nblocks, Math.ceil(to / blocksize));
+  for (let b = firstBlock; b < endBlock; b++) {
     const isLeftover = b === nblocks - 1 && leftover > 0;
     const bsize = isLeftover ? leftover : blocksize;
     const start = b * blocksize;

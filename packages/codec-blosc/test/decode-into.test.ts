@@ -4,12 +4,13 @@
  * compressor, shuffle, typesize and the memcpyed/empty forms; a chunk of
  * another size is a CodecError. Also the decoders' long-match copy.
  */
+import "@zarr/codec-blosc/register";
 import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
 import { shuffle, unshuffle } from "@zarr/codec-blosc";
 import { CodecError } from "@zarr/core";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 // Internal helper without a public entry point, tested directly.
 import { copyMatch, viewOf } from "../src/bytes.js";
 import { makeCodec, structured } from "./helpers.js";
@@ -53,6 +54,83 @@ describe("decodeInto equals decode (Blosc 1 format)", () => {
     expect(() => codec.decodeInto(enc, small)).toThrow(/exceeds the expected decoded size 4092/);
     expect(big.every((b) => b === 0)).toBe(true);
     expect(() => codec.decodeInto(enc, big)).toThrow(/differs from the expected decoded size 8192/);
+  });
+});
+
+describe("decodeRangeInto: the blocks holding a byte range, nothing else", () => {
+  it("every cname × shuffle, random ranges of multi-block chunks, equal decode's bytes there", async () => {
+    const size = 1_000_003;
+    for (const cname of ["blosclz", "lz4", "snappy", "zlib", "zstd"]) {
+      for (const shuffle of ["noshuffle", "shuffle", "bitshuffle"]) {
+        // Small blocks: many per chunk, the last one short.
+        const codec = makeCodec({ cname, clevel: 5, shuffle, typesize: 4, blocksize: 16384 }, 4);
+        const data = structured(size, 17);
+        const enc = await codec.encode(data);
+        const blocksize = new DataView(enc.buffer, enc.byteOffset).getUint32(8, true);
+        expect(blocksize).toBeLessThan(size / 4);
+        const rng = fc.sample(fc.tuple(fc.nat(size), fc.nat(size)), { seed: 5, numRuns: 12 });
+        for (const [a, b] of [[0, size], [size - 1, size], [blocksize, blocksize + 1], ...rng]) {
+          const [start, end] = a <= b ? [a, b] : [b, a];
+          const out = new Uint8Array(size).fill(0xee);
+          await codec.decodeRangeInto(enc, out, start, end);
+          expect(Buffer.compare(out.subarray(start, end), data.subarray(start, end))).toBe(0);
+          // Blocks wholly outside the range are not decoded.
+          const firstBlock = Math.floor(start / blocksize) * blocksize;
+          if (firstBlock > 0) expect(out[firstBlock - 1]).toBe(0xee);
+          const endBlock = Math.max(Math.ceil(end / blocksize), 1) * blocksize;
+          if (endBlock < size) expect(out[endBlock]).toBe(0xee);
+        }
+      }
+    }
+  });
+
+  it("memcpyed chunks copy only the range; a range outside the chunk is a CodecError", async () => {
+    const codec = makeCodec({ cname: "lz4", clevel: 0, shuffle: "shuffle" }, 4);
+    const data = structured(5000, 3);
+    const enc = await codec.encode(data);
+    const out = new Uint8Array(5000).fill(1);
+    await codec.decodeRangeInto(enc, out, 100, 200);
+    expect(Buffer.compare(out.subarray(100, 200), data.subarray(100, 200))).toBe(0);
+    expect(out[99]).toBe(1);
+    expect(out[200]).toBe(1);
+    expect(() => codec.decodeRangeInto(enc, out, 10, 5001)).toThrow(CodecError);
+    expect(() => codec.decodeRangeInto(enc, out, 20, 10)).toThrow(CodecError);
+  });
+
+  it("arrays read small regions of blosc chunks through it, with the same values", async () => {
+    const { createArray, MemoryStore, slice } = await import("@zarr/core");
+    const a = await createArray(new MemoryStore(), "r", {
+      shape: [300, 200],
+      dataType: "float32",
+      chunkShape: [100, 200],
+      codecs: [
+        { name: "bytes", configuration: { endian: "little" } },
+        {
+          name: "blosc",
+          configuration: {
+            cname: "lz4",
+            clevel: 5,
+            shuffle: "shuffle",
+            typesize: 4,
+            blocksize: 8192,
+          },
+        },
+      ],
+    });
+    const value = new Float32Array(300 * 200).map((_, i) => Math.sin(i / 50) * 100);
+    await a.set(null, value);
+    const ranged = vi.spyOn(a.codecs.bytesToBytes[0], "decodeRangeInto");
+    for (const [r0, r1, c0, c1] of [
+      [5, 9, 10, 20],
+      [95, 105, 0, 200],
+      [250, 251, 199, 200],
+    ]) {
+      const got = await a.get([slice(r0, r1), slice(c0, c1)], { workers: false });
+      const want: number[] = [];
+      for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) want.push(value[r * 200 + c]);
+      expect(Array.from(got.data as Float32Array)).toEqual(want);
+    }
+    expect(ranged).toHaveBeenCalled();
   });
 });
 

@@ -18,6 +18,7 @@ export { bytesCodec } from "./codecs/bytes.js";
 export { crc32c, crc32cCodec } from "./codecs/crc32c.js";
 export {
   type ChunkTarget,
+  chunkByteSpan,
   copyChunk,
   DecodeBuffers,
   decodeChunkTo,

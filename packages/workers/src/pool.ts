@@ -11,6 +11,7 @@ import {
   CodecError,
   type CodecOptions,
   type CodecPipeline,
+  chunkByteSpan,
   copyChunk,
   DecodeBuffers,
   decodeChunkTo,
@@ -201,6 +202,8 @@ export class WorkerPool implements ChunkCodecWorkers {
     if (!isShared(out) && staging === undefined) return undefined; // core falls back to `decode`
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
+    // A small part of a chunk decodes in a block or two: cheaper here than a round trip.
+    if (chunkByteSpan(pipeline, target.chunkSel) !== undefined) return undefined;
     const local = () => decodeChunkTo(pipeline, bytes, target, this.#localBuffers, options);
     const staged = this.#stage(bytes);
     if (isShared(out) || staging === undefined) {

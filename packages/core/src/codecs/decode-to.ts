@@ -64,6 +64,21 @@ export async function decodeChunkTo(
     copyChunk(await pipeline.decode(bytes, options), pipeline, target);
     return;
   }
+  const span = chunkByteSpan(pipeline, target.chunkSel);
+  if (span !== undefined) {
+    // A small part of the chunk: decode only the blocks that hold it.
+    const buffer = buffers.take(size);
+    try {
+      // Defined contents around the range (the array codecs see every byte).
+      buffer.fill(0, 0, span[0]);
+      buffer.fill(0, span[1]);
+      const chunk = await pipeline.decodeRangeInto(bytes, buffer, span[0], span[1], options);
+      copyChunk(chunk, pipeline, target);
+    } finally {
+      buffers.give(buffer);
+    }
+    return;
+  }
   const direct = inPlaceTarget(pipeline, size, target);
   if (direct !== undefined) {
     let chunk = await pipeline.decodeInto(bytes, direct, options);
@@ -79,6 +94,52 @@ export async function decodeChunkTo(
   } finally {
     buffers.give(buffer);
   }
+}
+
+/**
+ * The decoded bytes [start, end) of the chunk that hold every selected
+ * element, when the pipeline can decode byte ranges and they are at most half
+ * of the chunk (below that, decoding only them pays); otherwise `undefined`.
+ */
+export function chunkByteSpan(
+  pipeline: CodecPipeline,
+  chunkSel: readonly (number | Axis)[],
+): readonly [number, number] | undefined {
+  if (!pipeline.supportsRangeDecode) return undefined;
+  const size = pipeline.decodeIntoSize!;
+  const shape = pipeline.spec.shape;
+  let elements = 1;
+  for (const s of shape) elements *= s;
+  let lo = 0;
+  let hi = 0;
+  let stride = 1;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    const s = chunkSel[d];
+    let first: number;
+    let last: number;
+    if (typeof s === "number") {
+      first = s;
+      last = s;
+    } else if ("indices" in s) {
+      first = Number.POSITIVE_INFINITY;
+      last = Number.NEGATIVE_INFINITY;
+      for (const i of s.indices) {
+        if (i < first) first = i;
+        if (i > last) last = i;
+      }
+    } else {
+      first = s.start;
+      last = s.start + (s.count - 1) * s.step;
+    }
+    lo += Math.min(first, last) * stride;
+    hi += Math.max(first, last) * stride;
+    stride *= shape[d];
+  }
+  if (!(hi >= lo)) return undefined; // nothing selected
+  const itemBytes = size / elements;
+  const start = lo * itemBytes;
+  const end = (hi + 1) * itemBytes;
+  return end - start <= size / 2 ? [start, end] : undefined;
 }
 
 /** Copies the selected part of a decoded chunk into the output. */

@@ -268,6 +268,51 @@ export class CodecPipeline {
     return this.#decodeArray(target, options);
   }
 
+  /**
+   * Whether {@link decodeRangeInto} can decode part of a chunk: the decoded
+   * bytes are the elements in C order (no array -> array codec, the `bytes`
+   * codec) and the innermost bytes -> bytes codec decodes byte ranges.
+   */
+  get supportsRangeDecode(): boolean {
+    return (
+      this.decodeIntoSize !== undefined &&
+      this.arrayToArray.length === 0 &&
+      this.arrayToBytes.name === "bytes" &&
+      this.bytesToBytes[0].decodeRangeInto !== undefined
+    );
+  }
+
+  /**
+   * Like {@link decodeInto}, but only the innermost bytes [start, end) of
+   * `target` are sure to be decoded (the rest keeps whatever it held); the
+   * elements whose bytes lie there are right in the result. Falls back to a
+   * whole decode when the codecs cannot decode ranges.
+   */
+  async decodeRangeInto(
+    encoded: Uint8Array,
+    target: Uint8Array,
+    start: number,
+    end: number,
+    options?: CodecOptions,
+  ): Promise<NDArray> {
+    if (!this.supportsRangeDecode) return this.decodeInto(encoded, target, options);
+    const size = this.decodeIntoSize!;
+    if (target.length !== size) {
+      throw new CodecError(
+        `${this.path}: cannot decode into a target of ${target.length} bytes (expected ${size})`,
+        { path: this.path },
+      );
+    }
+    let bytes = encoded;
+    for (let i = this.bytesToBytes.length - 1; i >= 1; i--) {
+      throwIfAborted(options?.signal, this.path);
+      bytes = await this.#decodeStage(i, bytes, options);
+    }
+    throwIfAborted(options?.signal, this.path);
+    await this.bytesToBytes[0].decodeRangeInto!(bytes, target, start, end, options);
+    return this.#decodeArray(target, options);
+  }
+
   /** Runs bytes -> bytes codec `i` backwards, checking a fixed output size. */
   async #decodeStage(i: number, bytes: Uint8Array, options?: CodecOptions): Promise<Uint8Array> {
     const out = await this.bytesToBytes[i].decode(bytes, this.#sizes[i], options);

@@ -122,6 +122,20 @@ export interface BytesToBytesCodec extends CodecBase {
    * on error, `out` may hold partial data.
    */
   decodeInto?(bytes: Uint8Array, out: Uint8Array, options?: CodecOptions): Promise<void> | void;
+  /**
+   * Optional, with {@link decodeInto}: decodes at least the decoded bytes
+   * [start, end) into the same positions of `out` (the full decoded size);
+   * the other bytes of `out` may be left as they are. For formats of
+   * independently compressed blocks (blosc), so that a small selection of a
+   * large chunk decodes only the blocks that hold it.
+   */
+  decodeRangeInto?(
+    bytes: Uint8Array,
+    out: Uint8Array,
+    start: number,
+    end: number,
+    options?: CodecOptions,
+  ): Promise<void> | void;
   /** Encoded length for an input of `decodedSize` bytes, when fixed (e.g. crc32c: +4). */
   encodedSize?(decodedSize: number): number | undefined;
   /**

@@ -7,7 +7,13 @@
 
 import type { ChunkGrid } from "../chunk-grid/regular.js";
 import type { ChunkKeyEncoding } from "../chunk-key/encodings.js";
-import { type ChunkTarget, copyChunk, DecodeBuffers, decodeChunkTo } from "../codecs/decode-to.js";
+import {
+  type ChunkTarget,
+  chunkByteSpan,
+  copyChunk,
+  DecodeBuffers,
+  decodeChunkTo,
+} from "../codecs/decode-to.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
 import type {
   ByteGetter,
@@ -374,11 +380,15 @@ export class ZarrArray {
             return;
           }
           try {
+            // A small part of a chunk decodes here in a block or two (see chunkByteSpan).
+            const small = chunkByteSpan(codecs, p.chunkSel) !== undefined;
             // A pool may decode the chunk into its place in the output...
-            const placed = pool?.decodeTo?.(codecs, bytes, context, target, options);
+            const placed = small
+              ? undefined
+              : pool?.decodeTo?.(codecs, bytes, context, target, options);
             if (placed !== undefined) return await placed;
             // ...or hand back the decoded chunk.
-            const offloaded = this.#offload(bytes, options);
+            const offloaded = small ? undefined : this.#offload(bytes, options);
             if (offloaded !== undefined) copyChunk(await offloaded, codecs, target);
             else await decodeChunkTo(codecs, bytes, target, buffers, options);
           } finally {
