@@ -7,8 +7,8 @@
  */
 import { Buffer } from "node:buffer";
 
-/** Free memory kept at most (reads beyond it allocate and leave garbage as before). */
-const MAX_FREE_BYTES = 64 * 1024 * 1024;
+/** Free memory kept at most per store (16 chunks in flight of up to 2 MiB; beyond it, reads allocate as before). */
+const MAX_FREE_BYTES = 32 * 1024 * 1024;
 /** Values smaller than this are not worth pooling. */
 const MIN_POOLED_BYTES = 64 * 1024;
 
