@@ -21,7 +21,7 @@ import {
 } from "@zarr/core";
 import { hardwareConcurrency, spawnWorker, type WorkerHandle } from "#platform";
 import { reviveError } from "./errors.js";
-import type { PipelineDesc, Reply, Request } from "./protocol.js";
+import type { EncodeInput, PipelineDesc, Reply, Request } from "./protocol.js";
 import { StagingBuffers, sharedMemoryUsable } from "./staging.js";
 import { transferable } from "./transfer.js";
 
@@ -268,6 +268,23 @@ export class WorkerPool implements ChunkCodecWorkers {
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
     const data = chunk.data;
+    const staging = this.#staging;
+    if (staging !== undefined && ArrayBuffer.isView(data)) {
+      // Through reused shared memory: the caller keeps its buffer (arrays reuse it for
+      // the next chunk) and no fresh memory is touched on either side.
+      const staged = staging.take(data.byteLength);
+      staged.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      const input: EncodeInput = { staged, slots: data.length };
+      return this.#submit(
+        entry,
+        "encode",
+        input,
+        [],
+        options,
+        () => pipeline.encode(chunk, options),
+        () => staging.give(staged),
+      ).then((reply) => reply.output as Uint8Array);
+    }
     // Without ownership, typed data is copied (structured clone), never detached.
     const transfer = options?.transfer ? transferable(data) : [];
     return this.#submit(entry, "encode", data, transfer, options, (back) =>

@@ -26,7 +26,10 @@ export type Request =
       readonly pipeline: number;
       /** Sent the first time a worker sees `pipeline`. */
       readonly desc?: PipelineDesc;
-      /** decode: encoded bytes; decode-to: {@link DecodeToInput}; encode: the chunk's flat data. */
+      /**
+       * decode: encoded bytes; decode-to: {@link DecodeToInput}; encode: the
+       * chunk's flat data, or an {@link EncodeInput}.
+       */
       readonly input: unknown;
     };
 
@@ -40,6 +43,14 @@ export interface DecodeToInput {
   readonly target?: ChunkTarget;
   /** Room for the decoded chunk's in-memory bytes; the reply's `output` is then `"scratch"`. */
   readonly scratch?: Uint8Array;
+}
+
+/** Input of an `encode` task whose chunk data was staged in shared memory. */
+export interface EncodeInput {
+  /** The chunk's in-memory bytes (a view of shared staging memory at offset 0). */
+  readonly staged: Uint8Array;
+  /** Its length in slots of the data type's typed array. */
+  readonly slots: number;
 }
 
 /** An error as it crosses the thread boundary. */

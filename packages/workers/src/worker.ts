@@ -16,7 +16,14 @@ import {
   ZarrError,
 } from "@zarr/core";
 import { workerPort } from "#platform";
-import type { DecodeToInput, PipelineDesc, Reply, Request, WireError } from "./protocol.js";
+import type {
+  DecodeToInput,
+  EncodeInput,
+  PipelineDesc,
+  Reply,
+  Request,
+  WireError,
+} from "./protocol.js";
 import { postTransferring, transferable } from "./transfer.js";
 
 const port = workerPort();
@@ -79,6 +86,24 @@ async function decodeToScratch(
   return chunk.stride;
 }
 
+/** An encode task's chunk data: as sent, or a typed view of its staged bytes. */
+function chunkData(pipeline: CodecPipeline, input: unknown): DataArray {
+  if (typeof input !== "object" || input === null || !("staged" in input)) {
+    return input as DataArray;
+  }
+  const { staged, slots } = input as EncodeInput;
+  const Typed = pipeline.spec.dataType.allocate(0).constructor as new (
+    buffer: ArrayBufferLike,
+    offset: number,
+    length: number,
+  ) => DataArray;
+  return new Typed(staged.buffer, staged.byteOffset, slots);
+}
+
+function isSharedView(bytes: Uint8Array): boolean {
+  return typeof SharedArrayBuffer !== "undefined" && bytes.buffer instanceof SharedArrayBuffer;
+}
+
 async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
   let pipeline: CodecPipeline;
   try {
@@ -118,13 +143,15 @@ async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
     } else {
       const spec = pipeline.spec;
       const bytes = await pipeline.encode({
-        data: task.input as DataArray,
+        data: chunkData(pipeline, task.input),
         shape: spec.shape,
         stride: cStrides(spec.shape),
         dataType: spec.dataType,
       });
-      const reply: Reply = { type: "result", id: task.id, output: bytes };
-      postTransferring(port.post, reply, transferable(bytes));
+      // Never hand back a view of staging memory: the pool reuses it.
+      const output = isSharedView(bytes) ? bytes.slice() : bytes;
+      const reply: Reply = { type: "result", id: task.id, output };
+      postTransferring(port.post, reply, transferable(output));
     }
   } catch (error) {
     const reply: Reply = { type: "error", id: task.id, error: wire(error, "run") };
