@@ -204,6 +204,39 @@ describe("WorkerPool: where chunks are decoded", () => {
     }
   });
 
+  it("a partial shard read decodes its inner chunks side by side, in the workers too", async () => {
+    const p = pool({ size: 1, perWorker: 2 });
+    const a = await createArray(new MemoryStore(), "s", {
+      shape: [64, 64],
+      dataType: "float32",
+      chunkShape: [64, 64],
+      codecs: [
+        {
+          name: "sharding_indexed",
+          configuration: {
+            chunk_shape: [16, 16],
+            codecs: [
+              { name: "bytes", configuration: { endian: "little" } },
+              { name: "zstd", configuration: { level: 1 } },
+            ],
+          },
+        },
+      ],
+    });
+    const value = field(64 * 64);
+    await a.set(null, value, { workers: false });
+    const offered = vi.spyOn(p, "decode");
+    const sel = [slice(3, 45), slice(10, 60, 3)];
+    const want = await a.get(sel, { workers: false });
+    const got = await a.get(sel, { workers: p });
+    expect(Array.from(got.data as Float32Array)).toEqual(Array.from(want.data as Float32Array));
+    // 3 × 4 inner chunks: the worker took its share, the calling thread the rest.
+    expect(offered).toHaveBeenCalledTimes(12);
+    const taken = offered.mock.results.filter((x) => x.value !== undefined).length;
+    expect(taken).toBeGreaterThan(0);
+    expect(taken).toBeLessThan(12);
+  });
+
   it("when every worker is busy, the calling thread decodes the rest itself", async () => {
     const p = pool({ size: 1, perWorker: 1 });
     const a = await makeArray(new MemoryStore(), "zstd");

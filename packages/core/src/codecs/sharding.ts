@@ -406,6 +406,11 @@ export const shardingCodec: CodecFactory = {
         const results = input.getMany
           ? await input.getMany(ranges, options)
           : await Promise.all(ranges.map((r) => input.get(r, options)));
+        // Inner chunks decode side by side: in the pool's workers while they have
+        // room, the rest here (see ChunkCodecWorkers.decode).
+        const pool = options?.workers || undefined;
+        const innerContext = { format: context.format, path };
+        const decodes: Promise<void>[] = [];
         for (let gi = 0; gi < groups.length; gi++) {
           const g = groups[gi];
           const bytes = results[gi];
@@ -417,10 +422,15 @@ export const shardingCodec: CodecFactory = {
           for (const w of g.members) {
             throwIfAborted(options?.signal, path);
             const start = w.offset - g.offset;
-            const chunk = await inner.decode(bytes.subarray(start, start + w.size), options);
-            place(chunk.data, w.coords, out, lo, hi, outStrides);
+            const part = bytes.subarray(start, start + w.size);
+            const decoding =
+              pool?.decode(inner, part, innerContext, options) ?? inner.decode(part, options);
+            decodes.push(
+              decoding.then((chunk) => place(chunk.data, w.coords, out, lo, hi, outStrides)),
+            );
           }
         }
+        await Promise.all(decodes);
         return { data: out, shape, stride: outStrides, dataType };
       },
     };

@@ -12,6 +12,7 @@
 
 import type { DataArray, DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
 import type { ByteRange, StoreOptions } from "../store/types.js";
+import type { ChunkCodecWorkers } from "../workers/types.js";
 
 /** An n-dimensional array in memory: flat data, shape and strides (in elements). */
 export interface NDArray<D extends DataArray = DataArray> {
@@ -41,6 +42,12 @@ export interface CoalesceOptions {
 export interface CodecOptions extends StoreOptions {
   /** Range coalescing for partial reads (sharding). */
   coalesce?: CoalesceOptions;
+  /**
+   * A worker pool for nested decodes that can run side by side (the inner
+   * chunks of a partial shard read); arrays pass theirs. `false` or absent:
+   * the calling thread decodes them.
+   */
+  workers?: ChunkCodecWorkers | false;
 }
 
 /** Common members of every codec. */

@@ -362,11 +362,10 @@ export class ZarrArray {
           if (!p.complete && codecs.supportsPartialDecode) {
             // Read only the part of the chunk the selection needs (e.g. inner chunks of a shard).
             const region = boundingRegion(p.chunkSel);
-            const chunk = await codecs.decodePartial(
-              this.#byteGetter(p.chunkCoords),
-              region,
-              options,
-            );
+            const chunk = await codecs.decodePartial(this.#byteGetter(p.chunkCoords), region, {
+              ...options,
+              workers: pool ?? false,
+            });
             if (chunk !== undefined) {
               copyChunk(chunk, codecs, { ...target, chunkSel: shiftSelection(p.chunkSel, region) });
             } else if (fillMissing) {
