@@ -13,6 +13,7 @@ import {
   MemoryStore,
   resolveStore,
   Slice,
+  slice,
   ValueError,
 } from "@zarr/core";
 import fc from "fast-check";
@@ -218,6 +219,11 @@ describe("resource limits of arrays", () => {
       chunkShape: [2 ** 20, 2 ** 20],
     });
     await resolveStore(store).set("big/c/0/0", new Uint8Array(10));
-    await expect(a.get([0, 0])).rejects.toThrow(/chunk has 10 bytes, expected 1099511627776/);
+    // Two corners: their bytes span the whole chunk, so it is read and checked whole.
+    const corners = [slice(0, 2 ** 20, 2 ** 20 - 1), 0];
+    await expect(a.get(corners)).rejects.toThrow(/chunk has 10 bytes, expected 1099511627776/);
+    // A small selection reads only its bytes: past the stored end, that is a CodecError too.
+    await expect(a.get([1, slice(0, 4)])).rejects.toThrow(CodecError);
+    await expect(a.get([1, slice(0, 4)])).rejects.toThrow(/shorter than the 1099511627776/);
   });
 });

@@ -97,16 +97,22 @@ export async function decodeChunkTo(
 }
 
 /**
- * The decoded bytes [start, end) of the chunk that hold every selected
- * element, when the pipeline can decode byte ranges and they are at most half
- * of the chunk (below that, decoding only them pays); otherwise `undefined`.
+ * The bytes [start, end) of the chunk (decoded by the innermost bytes ->
+ * bytes codec, or as stored when there is none) that hold every selected
+ * element, when the pipeline can decode or read byte ranges
+ * (`supportsRangeDecode`, `supportsRangeRead`) and they are at most half of
+ * the chunk (below that, decoding or reading only them pays); otherwise `undefined`.
  */
 export function chunkByteSpan(
   pipeline: CodecPipeline,
   chunkSel: readonly (number | Axis)[],
 ): readonly [number, number] | undefined {
-  if (!pipeline.supportsRangeDecode) return undefined;
-  const size = pipeline.decodeIntoSize!;
+  const size = pipeline.supportsRangeDecode
+    ? pipeline.decodeIntoSize!
+    : pipeline.supportsRangeRead
+      ? pipeline.encodedSize!
+      : undefined;
+  if (size === undefined) return undefined;
   const shape = pipeline.spec.shape;
   let elements = 1;
   for (const s of shape) elements *= s;

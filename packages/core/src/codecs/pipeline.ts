@@ -283,6 +283,21 @@ export class CodecPipeline {
   }
 
   /**
+   * Whether a byte range of a stored chunk is its elements in that range: no
+   * compression or other bytes -> bytes codec, no array -> array codec, the
+   * `bytes` codec, a fixed size. A small selection can then read just the
+   * bytes it needs from the store.
+   */
+  get supportsRangeRead(): boolean {
+    return (
+      this.bytesToBytes.length === 0 &&
+      this.arrayToArray.length === 0 &&
+      this.arrayToBytes.name === "bytes" &&
+      this.encodedSize !== undefined
+    );
+  }
+
+  /**
    * Like {@link decodeInto}, but only the innermost bytes [start, end) of
    * `target` are sure to be decoded (the rest keeps whatever it held); the
    * elements whose bytes lie there are right in the result. Falls back to a

@@ -373,7 +373,15 @@ export class ZarrArray {
             }
             return;
           }
-          const bytes = await this.store.get(this.chunkKey(p.chunkCoords), undefined, options);
+          const key = this.chunkKey(p.chunkCoords);
+          // Uncompressed chunks: a small selection reads only the bytes it needs.
+          const span = codecs.supportsRangeRead ? chunkByteSpan(codecs, p.chunkSel) : undefined;
+          if (span !== undefined) {
+            const found = await this.#readSpan(key, span, target, options);
+            if (!found && fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
+            return;
+          }
+          const bytes = await this.store.get(key, undefined, options);
           if (bytes === undefined) {
             if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
             return;
@@ -398,6 +406,57 @@ export class ZarrArray {
       options.signal,
     );
     return { data: out, shape: outShape, stride: outStrides, dataType };
+  }
+
+  /**
+   * Reads bytes [start, end) of an uncompressed chunk (see
+   * `CodecPipeline.supportsRangeRead`) and copies the selected elements, which
+   * all lie there, into the output. False when the chunk is not stored.
+   */
+  async #readSpan(
+    key: string,
+    [start, end]: readonly [number, number],
+    target: ChunkTarget,
+    options: GetOptions,
+  ): Promise<boolean> {
+    const codecs = this.#parts.codecs;
+    const part = await this.store.get(key, { offset: start, length: end - start }, options);
+    if (part === undefined) return false;
+    try {
+      if (part.length !== end - start) {
+        throw new CodecError(
+          `chunk "${key}" is ${start + part.length} bytes, shorter than the ${codecs.encodedSize} its array needs`,
+          { path: key },
+        );
+      }
+      // The span's elements, decoded by the bytes codec as a 1-d run, then
+      // copied from their chunk positions shifted by the span's first element.
+      const { dataType, fillValue, shape } = codecs.spec;
+      let elements = 1;
+      for (const s of shape) elements *= s;
+      const itemBytes = codecs.encodedSize! / elements;
+      const first = start / itemBytes;
+      const run = await codecs.arrayToBytes.decode(
+        part,
+        { shape: [(end - start) / itemBytes], dataType, fillValue },
+        options,
+      );
+      const src = resolveAxes(target.chunkSel, cStrides(shape));
+      copyStrided(
+        run.data,
+        src.offset - first,
+        src.axes,
+        src.strides,
+        target.out,
+        0,
+        target.outAxes,
+        target.outStrides,
+        dataType.width,
+      );
+    } finally {
+      this.store.release(part);
+    }
+    return true;
   }
 
   /** A caller's output array, checked to fit a read of `length` elements. */
