@@ -185,9 +185,12 @@ export class WorkerPool implements ChunkCodecWorkers {
   }
 
   /**
-   * Decodes a chunk in a worker straight into `target.out` when that is a
-   * typed array over a `SharedArrayBuffer` (e.g. a caller's `out` option);
-   * declines otherwise.
+   * Decodes a chunk in a worker and places its selected elements in
+   * `target.out`: the worker writes them itself when `target.out` is a typed
+   * array over a `SharedArrayBuffer` (e.g. a caller's `out`); otherwise it
+   * decodes into reused shared scratch memory and this thread copies from it.
+   * Declines small partial decodes (see `chunkByteSpan`), outputs that are not
+   * typed arrays, and everything when shared memory is unavailable.
    */
   decodeTo(
     pipeline: CodecPipeline,

@@ -49,11 +49,13 @@ export interface ChunkCodecWorkers {
   ): Promise<Uint8Array> | undefined;
   /**
    * Decodes stored chunk bytes and writes the selected elements into
-   * `target.out`, exactly as core's `decodeChunkTo` does on the calling
-   * thread (a pool can only do this when `target.out` is shared memory, e.g.
-   * a caller's `out` over a `SharedArrayBuffer`). `bytes` is not modified or
-   * detached. Returns `undefined` to decline; the caller then tries
-   * {@link decode} and finally decodes the chunk itself.
+   * `target.out`, with the result core's `decodeChunkTo` gives on the calling
+   * thread (a worker can write into `target.out` only when it is shared
+   * memory, e.g. a caller's `out` over a `SharedArrayBuffer`; otherwise the
+   * pool copies the decoded chunk in). `bytes` is not modified or detached,
+   * and may be reused once the promise settles. Returns `undefined` to
+   * decline; the caller then tries {@link decode} and finally decodes the
+   * chunk itself.
    */
   decodeTo?(
     pipeline: CodecPipeline,
