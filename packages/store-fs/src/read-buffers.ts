@@ -37,7 +37,13 @@ export class ReadBuffers {
     const size = sizeClass(length);
     const reused = this.#free.get(size)?.pop();
     if (reused !== undefined) this.#freeBytes -= size;
-    const buffer = reused ?? unzeroed(size).buffer;
+    let buffer = reused;
+    if (buffer === undefined) {
+      const fresh = unzeroed(size);
+      // The slack past `length` is reachable through `value.buffer`: never show old heap there.
+      fresh.fill(0, length);
+      buffer = fresh.buffer as ArrayBuffer;
+    }
     this.#out.add(buffer);
     return new Uint8Array(buffer, 0, length);
   }

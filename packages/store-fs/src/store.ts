@@ -317,7 +317,9 @@ async function readAt(
     if (bytesRead === 0) break; // the file was truncated by someone else
     filled += bytesRead;
   }
-  return filled === length ? buffer : buffer.subarray(0, filled);
+  if (filled === length) return buffer;
+  buffer.fill(0, filled); // unread memory is never reachable through `.buffer`
+  return buffer.subarray(0, filled);
 }
 
 async function isDirectory(path: string): Promise<boolean> {

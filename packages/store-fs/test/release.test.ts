@@ -37,6 +37,17 @@ describe("FileSystemStore.release", () => {
     expect(again.every((x) => x === 1)).toBe(true);
   });
 
+  it("memory past a value's end, reachable through `.buffer`, never holds old heap bytes", async () => {
+    const store = new FileSystemStore(root);
+    await store.set("odd", filled(100_001, 7));
+    for (let k = 0; k < 5; k++) {
+      const v = (await store.get("odd"))!;
+      expect(v.buffer.byteLength).toBeGreaterThan(v.length); // a size class with slack
+      const beyond = new Uint8Array(v.buffer, v.byteOffset + v.length);
+      expect(beyond.every((x) => x === 0 || x === 7)).toBe(true);
+    }
+  });
+
   it("ignores foreign values, second releases and small values", async () => {
     const store = new FileSystemStore(root);
     await store.set("a", filled(100_000, 1));
