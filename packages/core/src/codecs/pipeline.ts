@@ -246,26 +246,8 @@ export class CodecPipeline {
    * reused while the result is in use. Throws `CodecError` when the pipeline
    * cannot decode into memory or `target` has the wrong size.
    */
-  async decodeInto(
-    encoded: Uint8Array,
-    target: Uint8Array,
-    options?: CodecOptions,
-  ): Promise<NDArray> {
-    const size = this.decodeIntoSize;
-    if (size === undefined || target.length !== size) {
-      throw new CodecError(
-        `${this.path}: cannot decode into a target of ${target.length} bytes (${size === undefined ? "unsupported by these codecs" : `expected ${size}`})`,
-        { path: this.path },
-      );
-    }
-    let bytes = encoded;
-    for (let i = this.bytesToBytes.length - 1; i >= 1; i--) {
-      throwIfAborted(options?.signal, this.path);
-      bytes = await this.#decodeStage(i, bytes, options);
-    }
-    throwIfAborted(options?.signal, this.path);
-    await this.bytesToBytes[0].decodeInto!(bytes, target, options);
-    return this.#decodeArray(target, options);
+  decodeInto(encoded: Uint8Array, target: Uint8Array, options?: CodecOptions): Promise<NDArray> {
+    return this.#decodeIntoTarget(encoded, target, undefined, options);
   }
 
   /**
@@ -303,18 +285,28 @@ export class CodecPipeline {
    * elements whose bytes lie there are right in the result. Falls back to a
    * whole decode when the codecs cannot decode ranges.
    */
-  async decodeRangeInto(
+  decodeRangeInto(
     encoded: Uint8Array,
     target: Uint8Array,
     start: number,
     end: number,
     options?: CodecOptions,
   ): Promise<NDArray> {
-    if (!this.supportsRangeDecode) return this.decodeInto(encoded, target, options);
-    const size = this.decodeIntoSize!;
-    if (target.length !== size) {
+    const range = this.supportsRangeDecode ? ([start, end] as const) : undefined;
+    return this.#decodeIntoTarget(encoded, target, range, options);
+  }
+
+  /** {@link decodeInto}, or with `range` {@link decodeRangeInto} (then supported). */
+  async #decodeIntoTarget(
+    encoded: Uint8Array,
+    target: Uint8Array,
+    range: readonly [number, number] | undefined,
+    options?: CodecOptions,
+  ): Promise<NDArray> {
+    const size = this.decodeIntoSize;
+    if (size === undefined || target.length !== size) {
       throw new CodecError(
-        `${this.path}: cannot decode into a target of ${target.length} bytes (expected ${size})`,
+        `${this.path}: cannot decode into a target of ${target.length} bytes (${size === undefined ? "unsupported by these codecs" : `expected ${size}`})`,
         { path: this.path },
       );
     }
@@ -324,7 +316,9 @@ export class CodecPipeline {
       bytes = await this.#decodeStage(i, bytes, options);
     }
     throwIfAborted(options?.signal, this.path);
-    await this.bytesToBytes[0].decodeRangeInto!(bytes, target, start, end, options);
+    const innermost = this.bytesToBytes[0];
+    if (range === undefined) await innermost.decodeInto!(bytes, target, options);
+    else await innermost.decodeRangeInto!(bytes, target, range[0], range[1], options);
     return this.#decodeArray(target, options);
   }
 
