@@ -47,8 +47,10 @@ export class DecodeBuffers {
 
 /**
  * Decodes stored chunk `bytes` with `pipeline` and writes the selected
- * elements into `target.out`. Decodes in place when the chunk's bytes are
- * exactly one contiguous run of the output; otherwise decodes into a buffer of
+ * elements into `target.out`. When the selection needs at most half of the
+ * chunk's bytes and the codecs decode byte ranges, decodes only those (see
+ * {@link chunkByteSpan}); decodes in place when the chunk's bytes are exactly
+ * one contiguous run of the output; otherwise decodes into a buffer of
  * `buffers` (when the codecs can decode into memory) or a fresh chunk, and
  * copies the selection.
  */
