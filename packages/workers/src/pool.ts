@@ -105,7 +105,15 @@ interface Slot {
   handle: WorkerHandle;
   jobs: Map<number, Job>;
   known: Set<number>;
+  /** The worker has imported its codec modules and takes jobs. */
+  ready: boolean;
+  /** Settles when the worker is ready or has failed. */
+  started: Promise<void>;
+  markStarted: () => void;
 }
+
+/** Workers that die before they are ready; after this many, no more are started. */
+const MAX_START_FAILURES = 3;
 
 interface PipelineEntry {
   readonly id: number;
@@ -133,6 +141,7 @@ export class WorkerPool implements ChunkCodecWorkers {
   readonly #staging = sharedMemoryUsable() ? new StagingBuffers() : undefined;
   /** Decode buffers of jobs that fall back to the calling thread. */
   readonly #localBuffers = new DecodeBuffers();
+  #startFailures = 0;
   #nextJob = 1;
   #nextPipeline = 1;
   #closed = false;
@@ -162,7 +171,7 @@ export class WorkerPool implements ChunkCodecWorkers {
     context: Context,
     options?: CodecOptions,
   ): Promise<NDArray> | undefined {
-    if (!this.#decode || this.#saturated()) return undefined;
+    if (!this.#decode || !this.#hasRoom()) return undefined;
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
     const { input, transfer, release } = this.#stage(bytes);
@@ -200,7 +209,7 @@ export class WorkerPool implements ChunkCodecWorkers {
     options?: CodecOptions,
   ): Promise<void> | undefined {
     const out = target.out;
-    if (!this.#decode || !ArrayBuffer.isView(out) || this.#saturated()) return undefined;
+    if (!this.#decode || !ArrayBuffer.isView(out) || !this.#hasRoom()) return undefined;
     const staging = this.#staging;
     if (!isShared(out) && staging === undefined) return undefined; // core falls back to `decode`
     const entry = this.#entry(pipeline, context);
@@ -267,7 +276,7 @@ export class WorkerPool implements ChunkCodecWorkers {
     context: Context,
     options?: CodecOptions & { transfer?: boolean },
   ): Promise<Uint8Array> | undefined {
-    if (!this.#encode || this.#saturated()) return undefined;
+    if (!this.#encode || !this.#hasRoom()) return undefined;
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
     const data = chunk.data;
@@ -305,6 +314,7 @@ export class WorkerPool implements ChunkCodecWorkers {
     }
     for (const slot of this.#slots.splice(0)) {
       slot.handle.terminate();
+      slot.markStarted();
       for (const job of slot.jobs.values()) {
         this.#release(job);
         this.#settle(job, () => job.reject(error()));
@@ -362,12 +372,40 @@ export class WorkerPool implements ChunkCodecWorkers {
     return { input, transfer: [input.buffer] };
   }
 
-  /** Every worker exists and has `perWorker` jobs: new jobs would only wait in the queue. */
-  #saturated(): boolean {
-    if (this.#queue.length > 0) return true;
-    if (this.#slots.length < this.size) return false;
-    for (const s of this.#slots) if (s.jobs.size < this.#perWorker) return false;
-    return true;
+  /**
+   * Starts the workers (they are spawned on first use) and resolves once each
+   * has imported its codec modules and takes jobs (or has failed to start).
+   * Until then the pool declines jobs and callers run them themselves, so a
+   * one-off read never waits for workers to start; applications that know
+   * they will decode a lot can call this early.
+   */
+  async warmUp(): Promise<void> {
+    this.#warm();
+    await Promise.all(this.#slots.map((s) => s.started));
+  }
+
+  /**
+   * A ready worker has room for a job now (fewer than `perWorker` jobs). When
+   * none has, new jobs would only wait (for a busy worker, or one still
+   * starting): the pool declines them and the caller runs them itself.
+   * Starts missing workers in the background.
+   */
+  #hasRoom(): boolean {
+    this.#warm();
+    if (this.#queue.length > 0) return false;
+    for (const s of this.#slots) if (s.ready && s.jobs.size < this.#perWorker) return true;
+    return false;
+  }
+
+  /** Spawns workers up to `size` (unless closed, or they keep failing to start). */
+  #warm(): void {
+    while (
+      !this.#closed &&
+      this.#slots.length < this.size &&
+      this.#startFailures < MAX_START_FAILURES
+    ) {
+      this.#spawn();
+    }
   }
 
   #submit(
@@ -484,19 +522,27 @@ export class WorkerPool implements ChunkCodecWorkers {
     }
   }
 
+  /** The ready worker with the fewest jobs, if it has room for one more. */
   #freeSlot(): Slot | undefined {
     let best: Slot | undefined;
-    for (const s of this.#slots) if (!best || s.jobs.size < best.jobs.size) best = s;
-    if (best && best.jobs.size === 0) return best;
-    if (this.#slots.length < this.size) return this.#spawn();
+    for (const s of this.#slots) {
+      if (s.ready && (!best || s.jobs.size < best.jobs.size)) best = s;
+    }
     return best && best.jobs.size < this.#perWorker ? best : undefined;
   }
 
   #spawn(): Slot {
+    let markStarted = () => {};
+    const started = new Promise<void>((resolve) => {
+      markStarted = resolve;
+    });
     const slot: Slot = {
       handle: undefined as unknown as WorkerHandle,
       jobs: new Map(),
       known: new Set(),
+      ready: false,
+      started,
+      markStarted,
     };
     slot.handle = spawnWorker(this.#workerUrl, {
       message: (data) => this.#onReply(slot, data as Reply),
@@ -510,6 +556,12 @@ export class WorkerPool implements ChunkCodecWorkers {
   }
 
   #onReply(slot: Slot, reply: Reply): void {
+    if (reply.type === "ready") {
+      slot.ready = true;
+      slot.markStarted();
+      this.#pump();
+      return;
+    }
     const job = slot.jobs.get(reply.id);
     if (!job) return;
     slot.jobs.delete(reply.id);
@@ -531,6 +583,8 @@ export class WorkerPool implements ChunkCodecWorkers {
   #onFailed(slot: Slot, error: Error): void {
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots.splice(i, 1);
+    if (!slot.ready) this.#startFailures++;
+    slot.markStarted();
     for (const job of slot.jobs.values()) {
       this.#release(job);
       this.#settle(job, () =>

@@ -64,8 +64,9 @@ export interface WireError {
   readonly stage: "setup" | "run";
 }
 
-/** Worker -> pool. */
+/** Worker -> pool. `ready`: the codec modules are imported; jobs are welcome. */
 export type Reply =
+  | { readonly type: "ready" }
   | {
       readonly type: "result";
       readonly id: number;

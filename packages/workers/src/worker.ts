@@ -163,8 +163,8 @@ port.listen((data) => {
   const message = data as Request;
   if (message.type === "init") {
     // A module that is not installed is skipped: pipelines needing it fall back to the caller.
-    ready = Promise.all(message.modules.map((m) => import(m).catch(() => undefined))).then(
-      () => undefined,
+    ready = Promise.all(message.modules.map((m) => import(m).catch(() => undefined))).then(() =>
+      port.post({ type: "ready" } satisfies Reply, []),
     );
   } else if (message.type === "task") {
     void run(message);

@@ -34,9 +34,13 @@ beforeAll(() => {
 });
 
 const pools: WorkerPool[] = [];
-function pool(options: ConstructorParameters<typeof WorkerPool>[0] = {}): WorkerPool {
+/** A pool whose workers are started (a cold pool declines jobs until they are). */
+async function pool(
+  options: ConstructorParameters<typeof WorkerPool>[0] = {},
+): Promise<WorkerPool> {
   const p = new WorkerPool({ size: 2, decode: true, minChunkBytes: 0, workerUrl, ...options });
   pools.push(p);
+  await p.warmUp();
   return p;
 }
 afterAll(() => {
@@ -77,7 +81,7 @@ const field = (n: number) => new Float32Array(n).map((_, i) => Math.sin(i / 5) *
 describe("WorkerPool: identical results with and without workers", () => {
   for (const name of Object.keys(COMPRESSORS)) {
     it(`${name}: stored bytes and reads match the calling thread`, async () => {
-      const p = pool();
+      const p = await pool();
       const local = new MemoryStore();
       const remote = new MemoryStore();
       const a = await makeArray(local, name);
@@ -105,14 +109,14 @@ describe("WorkerPool: identical results with and without workers", () => {
     const a = await makeArray(store, "zstd");
     await a.set(null, 2, { workers: false });
     const before = await store.get("zstd/c/0/0");
-    await a.get(null, { workers: pool() });
+    await a.get(null, { workers: await pool() });
     const after = await store.get("zstd/c/0/0");
     expect(after?.byteLength).toBeGreaterThan(0);
     expect(after).toEqual(before);
   });
 
   it("ZarrArray.defaultWorkers is used when an operation passes no option", async () => {
-    const p = pool();
+    const p = await pool();
     const a = await makeArray(new MemoryStore(), "zstd");
     await a.set(null, 3, { workers: false });
     ZarrArray.defaultWorkers = p;
@@ -129,7 +133,7 @@ describe("WorkerPool: where chunks are decoded", () => {
   const sharedOut = (n: number) => new Float32Array(new SharedArrayBuffer(n * 4));
 
   it("into a SharedArrayBuffer `out`, workers decode each chunk in place", async () => {
-    const p = pool({ perWorker: 64 });
+    const p = await pool({ perWorker: 64 });
     const a = await makeArray(new MemoryStore(), "zstd");
     const value = field(37 * 29);
     await a.set(null, value, { workers: false });
@@ -155,7 +159,7 @@ describe("WorkerPool: where chunks are decoded", () => {
     // float16 lives in a Float32Array (4 bytes per element, 2 stored), int64 in a
     // BigInt64Array, complex64 interleaved, big-endian bytes swapped: what a worker writes
     // to its scratch memory must be the decoded chunk's in-memory bytes, not the stored ones.
-    const p = pool({ perWorker: 64 });
+    const p = await pool({ perWorker: 64 });
     const cases = [
       { dataType: "float16", endian: "little", value: (i: number) => (i % 97) / 4 },
       { dataType: "int64", endian: "big", value: (i: number) => BigInt(i * 1_000_003 - 7) },
@@ -205,7 +209,7 @@ describe("WorkerPool: where chunks are decoded", () => {
   });
 
   it("a partial shard read decodes its inner chunks side by side, in the workers too", async () => {
-    const p = pool({ size: 1, perWorker: 2 });
+    const p = await pool({ size: 1, perWorker: 2 });
     const a = await createArray(new MemoryStore(), "s", {
       shape: [64, 64],
       dataType: "float32",
@@ -238,7 +242,7 @@ describe("WorkerPool: where chunks are decoded", () => {
   });
 
   it("when every worker is busy, the calling thread decodes the rest itself", async () => {
-    const p = pool({ size: 1, perWorker: 1 });
+    const p = await pool({ size: 1, perWorker: 1 });
     const a = await makeArray(new MemoryStore(), "zstd");
     const value = field(37 * 29);
     await a.set(null, value, { workers: false });
@@ -258,7 +262,7 @@ describe("WorkerPool: where chunks are decoded", () => {
   });
 
   it("in-place decoding falls back to the calling thread when workers lack the codec", async () => {
-    const p = pool({ modules: [], defaultModules: false, perWorker: 64 });
+    const p = await pool({ modules: [], defaultModules: false, perWorker: 64 });
     const a = await makeArray(new MemoryStore(), "blosc");
     const value = field(37 * 29);
     await a.set(null, value, { workers: false });
@@ -281,7 +285,7 @@ describe("WorkerPool: where chunks are decoded", () => {
   });
 
   it("an aborted in-place read rejects with AbortError and the pool stays usable", async () => {
-    const p = pool({ size: 1, perWorker: 4 });
+    const p = await pool({ size: 1, perWorker: 4 });
     const a = await makeArray(new MemoryStore(), "zstd");
     const value = field(37 * 29);
     await a.set(null, value, { workers: false });
@@ -307,14 +311,14 @@ describe("WorkerPool: errors, fallback, abort", () => {
     bytes[bytes.length - 2] ^= 0xff;
     await store.set("zstd/c/1/1", bytes);
     const local = await a.get(null, { workers: false }).catch((e: unknown) => e);
-    const remote = await a.get(null, { workers: pool() }).catch((e: unknown) => e);
+    const remote = await a.get(null, { workers: await pool() }).catch((e: unknown) => e);
     expect(local).toBeInstanceOf(CodecError);
     expect(remote).toBeInstanceOf(CodecError);
     expect((remote as CodecError).message).toBe((local as CodecError).message);
   });
 
   it("workers without a codec module fall back to the calling thread", async () => {
-    const p = pool({ modules: [], defaultModules: false });
+    const p = await pool({ modules: [], defaultModules: false });
     const a = await makeArray(new MemoryStore(), "blosc");
     const value = field(37 * 29);
     await a.set(null, value, { workers: p });
@@ -323,7 +327,7 @@ describe("WorkerPool: errors, fallback, abort", () => {
   });
 
   it("abort rejects with AbortError and leaves the pool usable", async () => {
-    const p = pool({ size: 1, perWorker: 1 });
+    const p = await pool({ size: 1, perWorker: 1 });
     const a = await makeArray(new MemoryStore(), "zstd");
     await a.set(null, field(37 * 29), { workers: false });
     const controller = new AbortController();
@@ -334,17 +338,24 @@ describe("WorkerPool: errors, fallback, abort", () => {
     expect(r.shape).toEqual([2]);
   });
 
-  it("close fails queued work with a CodecError", async () => {
-    const p = pool({ size: 1, perWorker: 1 });
-    const a = await makeArray(new MemoryStore(), "zstd");
+  it("close fails running work with a CodecError; later jobs run on the calling thread", async () => {
+    const p = await pool({ size: 1, perWorker: 1 });
+    const store = new MemoryStore();
+    const a = await makeArray(store, "zstd");
     await a.set(null, 1, { workers: false });
-    const pending = a.get(null, { workers: p });
+    const bytes = (await store.get("zstd/c/0/0"))!;
+    const context = { format: 3, path: "zstd" } as const;
+    const running = p.decode(a.codecs, bytes, context);
+    expect(running).toBeInstanceOf(Promise);
     p.close();
-    await expect(pending).rejects.toBeInstanceOf(CodecError);
+    await expect(running).rejects.toBeInstanceOf(CodecError);
+    expect(p.decode(a.codecs, bytes, context)).toBeUndefined();
+    const r = await a.get(null, { workers: p });
+    expect(Array.from(r.data as Float32Array).every((x) => x === 1)).toBe(true);
   });
 
   it("codecs already running off the thread (node:zlib) stay on the calling thread", async () => {
-    const p = pool();
+    const p = await pool();
     const a = await makeArray(new MemoryStore(), "gzip");
     expect(a.codecs.bytesToBytes[0].runsOffThread).toBe(true);
     const chunk = {
@@ -356,6 +367,24 @@ describe("WorkerPool: errors, fallback, abort", () => {
     expect(p.encode(a.codecs, chunk, { format: 3, path: "gzip" })).toBeUndefined();
     expect(p.decode(a.codecs, new Uint8Array(20), { format: 3, path: "gzip" })).toBeUndefined();
     expect(p.pending).toBe(0);
+  });
+
+  it("a cold pool declines jobs while its workers start, then takes them", async () => {
+    const p = new WorkerPool({ workerUrl, size: 1, decode: true, minChunkBytes: 0 });
+    pools.push(p);
+    const a = await makeArray(new MemoryStore(), "zstd");
+    const chunk = {
+      data: new Float32Array(128),
+      shape: [8, 16],
+      stride: [16, 1],
+      dataType: a.dataType,
+    };
+    // Nothing waits for a starting worker: the caller runs the job itself.
+    expect(p.encode(a.codecs, chunk, { format: 3, path: "zstd" })).toBeUndefined();
+    await p.warmUp();
+    const bytes = p.encode(a.codecs, chunk, { format: 3, path: "zstd" });
+    expect(bytes).toBeInstanceOf(Promise);
+    expect(await bytes).toEqual(await a.codecs.encode(chunk));
   });
 
   it("small or uncompressed chunks stay on the calling thread", async () => {
