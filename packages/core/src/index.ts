@@ -24,6 +24,7 @@ export {
   decodeChunkTo,
 } from "./codecs/decode-to.js";
 export { type CodecJson, CodecPipeline, codecFactory, parseCodecJson } from "./codecs/pipeline.js";
+export { ShardIndexCache } from "./codecs/shard-index-cache.js";
 export { transposeCodec } from "./codecs/transpose.js";
 export type * from "./codecs/types.js";
 export * from "./dtypes/index.js";

@@ -229,13 +229,34 @@ export const shardingCodec: CodecFactory = {
       return decodeIndex(bytes, undefined);
     }
 
-    /** Reads the index once for concurrent readers of the same shard. */
+    /**
+     * Reads the index once for concurrent readers of the same shard, or takes
+     * it from the caller's `shardIndexCache`.
+     */
     function sharedIndex(
       input: ByteGetter,
       options?: CodecOptions,
     ): Promise<ShardIndex | undefined> {
       const key = input.cacheKey;
       if (key === undefined) return readIndex(input, options);
+      const cache = options?.shardIndexCache;
+      const scope = input.cacheScope;
+      if (cache !== undefined && scope !== undefined && typeof key === "string") {
+        const cached = cache.get(scope, key) as ShardIndex | undefined;
+        if (cached !== undefined) return Promise.resolve(cached);
+        return readShared(input, key, options).then((index) => {
+          if (index !== undefined) cache.set(scope, key, index);
+          return index;
+        });
+      }
+      return readShared(input, key, options);
+    }
+
+    function readShared(
+      input: ByteGetter,
+      key: object | string,
+      options?: CodecOptions,
+    ): Promise<ShardIndex | undefined> {
       let p = inflight.get(key);
       if (!p) {
         p = readIndex(input, options);

@@ -13,6 +13,7 @@
 import type { DataArray, DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
 import type { ByteRange, StoreOptions } from "../store/types.js";
 import type { ChunkCodecWorkers } from "../workers/types.js";
+import type { ShardIndexCache } from "./shard-index-cache.js";
 
 /** An n-dimensional array in memory: flat data, shape and strides (in elements). */
 export interface NDArray<D extends DataArray = DataArray> {
@@ -48,6 +49,8 @@ export interface CodecOptions extends StoreOptions {
    * the calling thread decodes them.
    */
   workers?: ChunkCodecWorkers | false;
+  /** Shard indexes kept across reads (see {@link ShardIndexCache}). */
+  shardIndexCache?: ShardIndexCache;
 }
 
 /** Common members of every codec. */
@@ -74,6 +77,8 @@ export interface ArrayToArrayCodec extends CodecBase {
 export interface ByteGetter {
   /** Identifies the underlying value (e.g. store + key), so concurrent readers can share work. */
   readonly cacheKey?: object | string;
+  /** The store the value lives in, scoping caches that outlive one read (with a string `cacheKey`). */
+  readonly cacheScope?: object;
   get(range?: ByteRange, options?: StoreOptions): Promise<Uint8Array | undefined>;
   getMany?(
     ranges: readonly ByteRange[],

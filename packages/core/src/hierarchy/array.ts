@@ -15,6 +15,7 @@ import {
   decodeChunkTo,
 } from "../codecs/decode-to.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
+import type { ShardIndexCache } from "../codecs/shard-index-cache.js";
 import type {
   ByteGetter,
   ChunkRegion,
@@ -59,6 +60,12 @@ export interface GetOptions {
    * `false` for the calling thread. Default: {@link ZarrArray.defaultWorkers}.
    */
   workers?: ChunkCodecWorkers | false;
+  /**
+   * Shard indexes kept across calls (sharded arrays): reads take indexes from
+   * it and add the ones they load; writes drop the entries of the shards
+   * they replace. See {@link ShardIndexCache} for when it is safe.
+   */
+  shardIndexCache?: ShardIndexCache;
 }
 
 /** Options of {@link ZarrArray.get}. */
@@ -318,6 +325,24 @@ export class ZarrArray {
     options: SetOptions,
     owned: boolean,
   ): Promise<void> {
+    // A cached index of this shard is no longer to be trusted (dropped before and after,
+    // so that a read running meanwhile cannot leave the old one behind).
+    const cache = options.shardIndexCache;
+    cache?.delete(this.store.inner, key);
+    try {
+      await this.#writeChunk(key, data, options, owned);
+    } finally {
+      cache?.delete(this.store.inner, key);
+    }
+  }
+
+  /** Encodes and stores one chunk, or erases it when it equals the fill value. */
+  async #writeChunk(
+    key: string,
+    data: DataArray,
+    options: SetOptions,
+    owned: boolean,
+  ): Promise<void> {
     const d = this.#d();
     const { codecs, dataType, fillValue } = d.parts;
     if (!options.writeEmptyChunks && dataType.isFill(data, fillValue, 0, d.chunkLength)) {
@@ -480,6 +505,7 @@ export class ZarrArray {
     const store = this.store;
     return {
       cacheKey: key,
+      cacheScope: store.inner,
       get: (range, options) => store.get(key, range, options),
       getMany: (ranges, options) =>
         store.getPartialValues(
