@@ -100,8 +100,13 @@ function chunkData(pipeline: CodecPipeline, input: unknown): DataArray {
   return new Typed(staged.buffer, staged.byteOffset, slots);
 }
 
-function isSharedView(bytes: Uint8Array): boolean {
-  return typeof SharedArrayBuffer !== "undefined" && bytes.buffer instanceof SharedArrayBuffer;
+/** A typed array over shared memory (e.g. a codec's view of its staged input). */
+function isSharedView(data: unknown): boolean {
+  return (
+    ArrayBuffer.isView(data) &&
+    typeof SharedArrayBuffer !== "undefined" &&
+    data.buffer instanceof SharedArrayBuffer
+  );
 }
 
 async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
@@ -138,8 +143,11 @@ async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
       }
     } else if (task.op === "decode") {
       const out = await pipeline.decode(task.input as Uint8Array);
-      const reply: Reply = { type: "result", id: task.id, output: out.data, stride: out.stride };
-      postTransferring(port.post, reply, transferable(out.data));
+      // Never hand back a view of staging memory: the pool reuses it.
+      // (`slice` of any typed array copies into a new, unshared ArrayBuffer.)
+      const data = isSharedView(out.data) ? (out.data as Uint8Array).slice() : out.data;
+      const reply: Reply = { type: "result", id: task.id, output: data, stride: out.stride };
+      postTransferring(port.post, reply, transferable(data));
     } else {
       const spec = pipeline.spec;
       const bytes = await pipeline.encode({

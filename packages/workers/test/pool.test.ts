@@ -302,6 +302,34 @@ describe("WorkerPool: where chunks are decoded", () => {
   });
 });
 
+describe("WorkerPool: memory a codec hands back", () => {
+  it("a decode that returns a view of its (staged, shared) input comes back as its own copy", async () => {
+    const identity = new URL("./fixtures/identity-codec.mjs", import.meta.url);
+    await import(identity.href); // registered here too
+    const p = await pool({ modules: [identity.href], defaultModules: false, perWorker: 8 });
+    const a = await createArray(new MemoryStore(), "id", {
+      shape: [64, 16],
+      dataType: "float32",
+      chunkShape: [8, 16],
+      codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "test.identity" }],
+    });
+    const value = field(64 * 16);
+    await a.set(null, value, { workers: false });
+    const chunks = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => a.getChunk([i, 0], { workers: p })),
+    );
+    const offered = vi.spyOn(p, "decode");
+    await a.getChunk([0, 0], { workers: p });
+    expect(offered.mock.results[0].value).toBeInstanceOf(Promise); // the workers took it
+    chunks.forEach((c, i) => {
+      expect(c!.data.buffer).toBeInstanceOf(ArrayBuffer);
+      expect(Array.from(c!.data as Float32Array)).toEqual(
+        Array.from(value.subarray(i * 128, (i + 1) * 128)),
+      );
+    });
+  });
+});
+
 describe("WorkerPool: errors, fallback, abort", () => {
   it("a corrupt chunk fails with the same CodecError as on the calling thread", async () => {
     const store = new MemoryStore();
