@@ -22,7 +22,7 @@ import {
 import { hardwareConcurrency, spawnWorker, type WorkerHandle } from "#platform";
 import { reviveError } from "./errors.js";
 import type { EncodeInput, PipelineDesc, Reply, Request } from "./protocol.js";
-import { StagingBuffers, sharedMemoryUsable } from "./staging.js";
+import { isShared, StagingBuffers, sharedMemoryUsable } from "./staging.js";
 import { transferable } from "./transfer.js";
 
 /** Core's hook type (structural: core's index does not export it by name). */
@@ -280,13 +280,11 @@ export class WorkerPool implements ChunkCodecWorkers {
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
     const data = chunk.data;
-    const staging = this.#staging;
-    if (staging !== undefined && ArrayBuffer.isView(data)) {
+    if (this.#staging !== undefined && ArrayBuffer.isView(data)) {
       // Through reused shared memory: the caller keeps its buffer (arrays reuse it for
       // the next chunk) and no fresh memory is touched on either side.
-      const staged = staging.take(data.byteLength);
-      staged.set(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-      const input: EncodeInput = { staged, slots: data.length };
+      const staged = this.#stage(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      const input: EncodeInput = { staged: staged.input, slots: data.length };
       return this.#submit(
         entry,
         "encode",
@@ -294,7 +292,7 @@ export class WorkerPool implements ChunkCodecWorkers {
         [],
         options,
         () => pipeline.encode(chunk, options),
-        () => staging.give(staged),
+        staged.release,
       ).then((reply) => reply.output as Uint8Array);
     }
     // Without ownership, typed data is copied (structured clone), never detached.
@@ -599,13 +597,4 @@ export class WorkerPool implements ChunkCodecWorkers {
     slot.jobs.clear();
     this.#pump();
   }
-}
-
-/** A typed array over shared memory. */
-function isShared(data: unknown): boolean {
-  return (
-    ArrayBuffer.isView(data) &&
-    typeof SharedArrayBuffer !== "undefined" &&
-    data.buffer instanceof SharedArrayBuffer
-  );
 }

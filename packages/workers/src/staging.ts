@@ -19,6 +19,15 @@ export function sharedMemoryUsable(): boolean {
   return isolated !== false;
 }
 
+/** A typed array over shared memory (a caller's shared output, or a view of staging memory). */
+export function isShared(data: unknown): boolean {
+  return (
+    ArrayBuffer.isView(data) &&
+    typeof SharedArrayBuffer !== "undefined" &&
+    data.buffer instanceof SharedArrayBuffer
+  );
+}
+
 /** A free list of shared buffers by size class. */
 export class StagingBuffers {
   readonly #free = new Map<number, SharedArrayBuffer[]>();

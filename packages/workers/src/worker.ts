@@ -24,6 +24,7 @@ import type {
   Request,
   WireError,
 } from "./protocol.js";
+import { isShared } from "./staging.js";
 import { postTransferring, transferable } from "./transfer.js";
 
 const port = workerPort();
@@ -100,15 +101,6 @@ function chunkData(pipeline: CodecPipeline, input: unknown): DataArray {
   return new Typed(staged.buffer, staged.byteOffset, slots);
 }
 
-/** A typed array over shared memory (e.g. a codec's view of its staged input). */
-function isSharedView(data: unknown): boolean {
-  return (
-    ArrayBuffer.isView(data) &&
-    typeof SharedArrayBuffer !== "undefined" &&
-    data.buffer instanceof SharedArrayBuffer
-  );
-}
-
 async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
   let pipeline: CodecPipeline;
   try {
@@ -145,7 +137,7 @@ async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
       const out = await pipeline.decode(task.input as Uint8Array);
       // Never hand back a view of staging memory: the pool reuses it.
       // (`slice` of any typed array copies into a new, unshared ArrayBuffer.)
-      const data = isSharedView(out.data) ? (out.data as Uint8Array).slice() : out.data;
+      const data = isShared(out.data) ? (out.data as Uint8Array).slice() : out.data;
       const reply: Reply = { type: "result", id: task.id, output: data, stride: out.stride };
       postTransferring(port.post, reply, transferable(data));
     } else {
@@ -157,7 +149,7 @@ async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
         dataType: spec.dataType,
       });
       // Never hand back a view of staging memory: the pool reuses it.
-      const output = isSharedView(bytes) ? bytes.slice() : bytes;
+      const output = isShared(bytes) ? bytes.slice() : bytes;
       const reply: Reply = { type: "result", id: task.id, output };
       postTransferring(port.post, reply, transferable(output));
     }

@@ -322,7 +322,7 @@ describe("WorkerPool: memory a codec hands back", () => {
     await a.getChunk([0, 0], { workers: p });
     expect(offered.mock.results[0].value).toBeInstanceOf(Promise); // the workers took it
     chunks.forEach((c, i) => {
-      expect(c!.data.buffer).toBeInstanceOf(ArrayBuffer);
+      expect((c!.data as Float32Array).buffer).toBeInstanceOf(ArrayBuffer);
       expect(Array.from(c!.data as Float32Array)).toEqual(
         Array.from(value.subarray(i * 128, (i + 1) * 128)),
       );

@@ -457,9 +457,7 @@ export class ZarrArray {
       // The span's elements, decoded by the bytes codec as a 1-d run, then
       // copied from their chunk positions shifted by the span's first element.
       const { dataType, fillValue, shape } = codecs.spec;
-      let elements = 1;
-      for (const s of shape) elements *= s;
-      const itemBytes = codecs.encodedSize! / elements;
+      const itemBytes = codecs.encodedSize! / this.#d().chunkLength;
       const first = start / itemBytes;
       const run = await codecs.arrayToBytes.decode(
         part,
