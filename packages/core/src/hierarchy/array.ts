@@ -534,7 +534,7 @@ export class ZarrArray {
       options.concurrency ?? DEFAULT_CONCURRENCY,
       async (p: ChunkProjection) => {
         const key = this.chunkKey(p.chunkCoords);
-        await withKeyLock(this.store.inner, key, () =>
+        await withKeyLock(this.store, key, () =>
           this.#keyed(key, async () => {
             throwIfAborted(options.signal, key);
             let data: DataArray;
@@ -632,7 +632,7 @@ export class ZarrArray {
       options.concurrency ?? DEFAULT_CONCURRENCY,
       async (group) => {
         const key = this.chunkKey(group.coords);
-        await withKeyLock(this.store.inner, key, () =>
+        await withKeyLock(this.store, key, () =>
           this.#keyed(key, async () => {
             const existing = await this.#readChunk(group.coords, options);
             let data: DataArray;

@@ -99,7 +99,7 @@ export function consolidatedMember(entries: ReadonlyMap<string, JsonObject>): Js
 /** Applies `change` to the entries and rewrites the root group's document. */
 async function rewrite(store: Store, view: ConsolidatedView, change: () => void): Promise<void> {
   const rootDoc = childKey(view.rootPath, "zarr.json");
-  await withKeyLock(store.inner, rootDoc, async () => {
+  await withKeyLock(store, rootDoc, async () => {
     change();
     view.rootMeta = { ...view.rootMeta, consolidated_metadata: consolidatedMember(view.entries) };
     await store.set(rootDoc, encodeMetadata(serializeGroupMetadataV3(view.rootMeta)));

@@ -70,6 +70,7 @@ export class CountingStore implements AnyStore {
   readonly close?: AnyStore["close"];
   readonly release?: AnyStore["release"];
   readonly copiesOnSet?: boolean;
+  readonly location?: string;
 
   /**
    * @param inner - the store to count.
@@ -95,6 +96,8 @@ export class CountingStore implements AnyStore {
     // Counting keeps no values, so the inner store may reuse what it is given back.
     if (inner.release) this.release = inner.release.bind(inner);
     this.copiesOnSet = inner.copiesOnSet;
+    // The same place as the counted store, so writes through both share chunk locks.
+    this.location = inner.location;
     if (inner.set) {
       const f = inner.set.bind(inner);
       this.set = (key: string, value: Uint8Array, opts?: StoreOptions) => {

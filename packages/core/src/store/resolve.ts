@@ -7,6 +7,7 @@
  */
 
 import { StoreCapabilityError, StoreError, throwIfAborted } from "../errors.js";
+import { withKeyLock } from "../util/concurrency.js";
 import { mapConcurrent, STORE_CONCURRENCY } from "./concurrency.js";
 import { validateKey, validatePrefix } from "./keys.js";
 import { applyWrites, groupWrites, validateValue } from "./patch.js";
@@ -96,9 +97,11 @@ class ResolvedStore implements Store {
   readonly writable: boolean;
   readonly listable: boolean;
   readonly copiesOnSet: boolean;
+  readonly location: string | undefined;
 
   constructor(readonly inner: AnyStore) {
     this.copiesOnSet = inner.copiesOnSet === true;
+    this.location = typeof inner.location === "string" ? inner.location : undefined;
     this.writable = typeof inner.set === "function" && typeof inner.erase === "function";
     this.listable = typeof inner.list === "function";
   }
@@ -196,12 +199,13 @@ class ResolvedStore implements Store {
     await mapConcurrent(
       [...byKey],
       STORE_CONCURRENCY,
-      async ([key, keyWrites]) => {
-        const current = checkValue(await inner.get(key, undefined, options), key, undefined);
-        const value = applyWrites(key, current, keyWrites);
-        throwIfAborted(signal, key);
-        await set.call(inner, key, value, options);
-      },
+      ([key, keyWrites]) =>
+        withKeyLock(this, key, async () => {
+          const current = checkValue(await inner.get(key, undefined, options), key, undefined);
+          const value = applyWrites(key, current, keyWrites);
+          throwIfAborted(signal, key);
+          await set.call(inner, key, value, options);
+        }),
       signal,
     );
   }

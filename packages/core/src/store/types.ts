@@ -69,6 +69,17 @@ export interface ReadableStore {
    * uploads). Optional: stores that hold nothing omit it.
    */
   close?(): Promise<void>;
+  /**
+   * Optional: the canonical location of the store's root, as a URL without a
+   * trailing `/` (e.g. `file:///data/a.zarr` with symbolic links resolved, or
+   * `s3://host:9000/bucket/prefix`). It names the place, not the object: two
+   * store objects on one place, or one rooted inside the other, give the same
+   * `location + "/" + key` for the same stored value. Core serializes
+   * read-modify-write of a chunk by that string, so writers holding different
+   * store objects never lose each other's updates within one process. Stores
+   * without it are serialized per object (see {@link withKeyLock}).
+   */
+  readonly location?: string;
 }
 
 /** Write operations. `set` and `erase` are required for a store to count as writable. */
@@ -114,6 +125,8 @@ export type AnyStore = ReadableStore & Partial<WritableStore> & Partial<Listable
 export interface Store {
   /** The wrapped store, as given. */
   readonly inner: AnyStore;
+  /** The wrapped store's {@link ReadableStore.location}, when it names one. */
+  readonly location: string | undefined;
   readonly readable: true;
   readonly writable: boolean;
   readonly listable: boolean;

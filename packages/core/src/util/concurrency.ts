@@ -46,27 +46,54 @@ export async function forEachConcurrent<T>(
   for (const r of results) if (r.status === "rejected") throw r.reason;
 }
 
-const locks = new WeakMap<object, Map<string, Promise<unknown>>>();
+/** Lock tails: per canonical location (shared by every copy of this module), else per store object. */
+interface LockTables {
+  readonly byLocation: Map<string, Promise<unknown>>;
+  readonly byObject: WeakMap<object, Map<string, Promise<unknown>>>;
+}
+const TABLES = Symbol.for("@zarr/core.keyLocks");
+const tables: LockTables = ((globalThis as { [TABLES]?: LockTables })[TABLES] ??= {
+  byLocation: new Map(),
+  byObject: new WeakMap(),
+});
+
+/** What {@link withKeyLock} locks on: a store (its location, or itself), or any object. */
+export type LockOwner = object & { readonly location?: string; readonly inner?: object };
 
 /**
- * Runs `fn` after every earlier call with the same `owner` and `key` has
- * settled, so read-modify-write cycles of one chunk never interleave.
+ * Runs `fn` after every earlier call for the same stored value has settled, so
+ * read-modify-write cycles of one chunk never interleave within a process.
+ *
+ * The value is named by `owner.location + "/" + key` when the store declares
+ * its canonical location (so two store objects on one directory, bucket or
+ * archive share the lock, and a store rooted inside another's root too), and
+ * otherwise by the store object (a resolved store's wrapped `inner` store) and `key`.
  */
-export function withKeyLock<R>(owner: object, key: string, fn: () => Promise<R>): Promise<R> {
-  let map = locks.get(owner);
-  if (!map) {
-    map = new Map();
-    locks.set(owner, map);
+export function withKeyLock<R>(owner: LockOwner, key: string, fn: () => Promise<R>): Promise<R> {
+  let map: Map<string, Promise<unknown>>;
+  let id = key;
+  const location = owner.location;
+  if (typeof location === "string" && location !== "") {
+    map = tables.byLocation;
+    id = `${location.replace(/\/+$/, "")}/${key}`;
+  } else {
+    const object = owner.inner ?? owner;
+    let perObject = tables.byObject.get(object);
+    if (!perObject) {
+      perObject = new Map();
+      tables.byObject.set(object, perObject);
+    }
+    map = perObject;
   }
-  const previous = map.get(key) ?? Promise.resolve();
+  const previous = map.get(id) ?? Promise.resolve();
   const run = previous.then(fn, fn);
   const tail = run.then(
     () => undefined,
     () => undefined,
   );
-  map.set(key, tail);
+  map.set(id, tail);
   void tail.then(() => {
-    if (map.get(key) === tail) map.delete(key);
+    if (map.get(id) === tail) map.delete(id);
   });
   return run;
 }
