@@ -52,10 +52,10 @@ interface LockTables {
   readonly byObject: WeakMap<object, Map<string, Promise<unknown>>>;
 }
 const TABLES = Symbol.for("@zarr/core.keyLocks");
-const tables: LockTables = ((globalThis as { [TABLES]?: LockTables })[TABLES] ??= {
-  byLocation: new Map(),
-  byObject: new WeakMap(),
-});
+const shared = globalThis as { [TABLES]?: LockTables };
+if (shared[TABLES] === undefined)
+  shared[TABLES] = { byLocation: new Map(), byObject: new WeakMap() };
+const tables: LockTables = shared[TABLES];
 
 /** What {@link withKeyLock} locks on: a store (its location, or itself), or any object. */
 export type LockOwner = object & { readonly location?: string; readonly inner?: object };
