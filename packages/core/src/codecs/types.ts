@@ -51,6 +51,16 @@ export interface CodecOptions extends StoreOptions {
   workers?: ChunkCodecWorkers | false;
   /** Shard indexes kept across reads (see {@link ShardIndexCache}). */
   shardIndexCache?: ShardIndexCache;
+  /**
+   * Decoding only, set by the pipeline for a bytes -> bytes decode whose exact
+   * output size is unknown (a compressor after another bytes -> bytes codec,
+   * or after a variable-size encoding such as `vlen-utf8`): the most bytes the
+   * output may have, derived from the metadata and the decode limits. A
+   * decoder must stop as soon as its output would pass it and throw a
+   * `CodecError`, growing its output as it goes (never allocating the bound
+   * up front). The pipeline checks the result as well.
+   */
+  maxDecodedSize?: number;
 }
 
 /** Common members of every codec. */
@@ -119,7 +129,12 @@ export interface ArrayToBytesCodec extends CodecBase {
 export interface BytesToBytesCodec extends CodecBase {
   readonly kind: "bytes_to_bytes";
   encode(bytes: Uint8Array, options?: CodecOptions): Promise<Uint8Array> | Uint8Array;
-  /** `decodedSize`, when known, bounds the output: more is a `CodecError`. */
+  /**
+   * Decodes. `decodedSize`, when given, is the exact decoded size (a
+   * different length is a `CodecError`; a decoder may allocate it up front).
+   * When it is not known, `options.maxDecodedSize` bounds the output (see
+   * {@link CodecOptions.maxDecodedSize}).
+   */
   decode(
     bytes: Uint8Array,
     decodedSize?: number,
@@ -150,6 +165,14 @@ export interface BytesToBytesCodec extends CodecBase {
   ): Promise<void> | void;
   /** Encoded length for an input of `decodedSize` bytes, when fixed (e.g. crc32c: +4). */
   encodedSize?(decodedSize: number): number | undefined;
+  /**
+   * The most bytes any conforming writer's encoding of `decodedSize` bytes
+   * can take (a compressor's worst-case bound, with room for optional header
+   * fields). The pipeline uses it to bound the decoded size of the codec
+   * before this one in a chain. Without it the pipeline assumes
+   * `2 * decodedSize + 64 KiB`.
+   */
+  maxEncodedSize?(decodedSize: number): number;
   /**
    * Optional: true when the codec's work already runs outside the calling
    * JavaScript thread (e.g. `node:zlib`'s thread pool), so worker pools leave

@@ -23,6 +23,15 @@ export type ByteRange = { offset: number; length?: number } | { suffix: number }
 export interface StoreOptions {
   /** Cancels the operation. */
   signal?: AbortSignal;
+  /**
+   * Reads only: the most bytes the caller can accept for this value (or
+   * range). Core sets it from the metadata: a chunk's largest possible encoded
+   * size, or a cap for metadata documents. A store that streams (HTTP, S3,
+   * GCS) stops reading once a body passes it and throws a `StoreError` naming
+   * the key, so a hostile or broken server cannot make it buffer more; core
+   * checks every returned value against it as well.
+   */
+  maxBytes?: number;
 }
 
 /** One request of {@link ReadableStore.getPartialValues}. */
