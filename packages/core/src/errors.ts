@@ -40,6 +40,13 @@ export class CodecError extends ZarrError {}
 /** A store operation failed (I/O error, permission, network). Missing keys are not errors. */
 export class StoreError extends ZarrError {}
 
+/**
+ * A value (or a response body) is larger than the read accepts (`StoreOptions.maxBytes`).
+ * Stores that stream throw it as soon as the bound is passed; core turns it into a
+ * `CodecError` for chunks (a chunk larger than its codecs can produce is damaged).
+ */
+export class ValueTooLargeError extends StoreError {}
+
 /** A store key is invalid (empty segment, `.`/`..`, leading `/`, NUL, backslash). */
 export class InvalidKeyError extends StoreError {}
 

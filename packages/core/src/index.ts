@@ -23,6 +23,13 @@ export {
   DecodeBuffers,
   decodeChunkTo,
 } from "./codecs/decode-to.js";
+export {
+  DEFAULT_DECODE_LIMITS,
+  type DecodeLimits,
+  getDecodeLimits,
+  metadataRead,
+  setDecodeLimits,
+} from "./codecs/limits.js";
 export { type CodecJson, CodecPipeline, codecFactory, parseCodecJson } from "./codecs/pipeline.js";
 export { ShardIndexCache } from "./codecs/shard-index-cache.js";
 export { transposeCodec } from "./codecs/transpose.js";

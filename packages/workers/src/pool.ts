@@ -14,8 +14,10 @@ import {
   chunkByteSpan,
   copyChunk,
   DecodeBuffers,
+  type DecodeLimits,
   decodeChunkTo,
   type GetOptions,
+  getDecodeLimits,
   type NDArray,
   throwIfAborted,
 } from "@zarr/core";
@@ -90,6 +92,8 @@ interface Job {
   readonly input: unknown;
   readonly transfer: Transferable[];
   readonly signal: AbortSignal | undefined;
+  /** The decode limits in force for the job (this thread's, with the operation's overrides). */
+  readonly limits: DecodeLimits;
   readonly path: string;
   resolve(reply: Extract<Reply, { type: "result" }>): void;
   reject(error: unknown): void;
@@ -427,6 +431,7 @@ export class WorkerPool implements ChunkCodecWorkers {
         input,
         transfer,
         signal,
+        limits: { ...getDecodeLimits(), ...options?.decodeLimits },
         path: entry.desc.path,
         resolve,
         reject,
@@ -499,6 +504,7 @@ export class WorkerPool implements ChunkCodecWorkers {
         pipeline: job.pipelineId,
         desc: slot.known.has(job.pipelineId) ? undefined : job.desc,
         input: job.input,
+        limits: job.limits,
       };
       slot.known.add(job.pipelineId);
       slot.jobs.set(job.id, job);

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ChunkTarget, JsonObject, JsonValue } from "@zarr/core";
+import type { ChunkTarget, DecodeLimits, JsonObject, JsonValue } from "@zarr/core";
 
 /** Everything a worker needs to rebuild one array's codec pipeline. */
 export interface PipelineDesc {
@@ -31,6 +31,8 @@ export type Request =
        * chunk's flat data, or an {@link EncodeInput}.
        */
       readonly input: unknown;
+      /** Decode limits of the caller's thread (the worker's own defaults are not the caller's). */
+      readonly limits?: DecodeLimits;
     };
 
 /**

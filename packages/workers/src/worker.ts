@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  type CodecOptions,
   CodecPipeline,
   cStrides,
   type DataArray,
@@ -70,12 +71,13 @@ async function decodeToScratch(
   pipeline: CodecPipeline,
   bytes: Uint8Array,
   scratch: Uint8Array,
+  options: CodecOptions,
 ): Promise<readonly number[]> {
   const size = pipeline.decodeIntoSize;
   const chunk =
     size !== undefined && size <= scratch.length
-      ? await pipeline.decodeInto(bytes, scratch.subarray(0, size))
-      : await pipeline.decode(bytes);
+      ? await pipeline.decodeInto(bytes, scratch.subarray(0, size), options)
+      : await pipeline.decode(bytes, options);
   const data = chunk.data;
   if (!ArrayBuffer.isView(data)) throw new Error("decoded chunk is not a typed array");
   if (data.buffer !== scratch.buffer || data.byteOffset !== scratch.byteOffset) {
@@ -123,18 +125,19 @@ async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
     postTransferring(port.post, reply, transferable(task.input));
     return;
   }
+  const options: CodecOptions = task.limits ? { decodeLimits: task.limits } : {};
   try {
     if (task.op === "decode-to") {
       const { bytes, target, scratch } = task.input as DecodeToInput;
       if (target) {
-        await decodeChunkTo(pipeline, bytes, target, buffers);
+        await decodeChunkTo(pipeline, bytes, target, buffers, options);
         port.post({ type: "result", id: task.id, output: undefined } satisfies Reply, []);
       } else {
-        const stride = await decodeToScratch(pipeline, bytes, scratch!);
+        const stride = await decodeToScratch(pipeline, bytes, scratch!, options);
         port.post({ type: "result", id: task.id, output: "scratch", stride } satisfies Reply, []);
       }
     } else if (task.op === "decode") {
-      const out = await pipeline.decode(task.input as Uint8Array);
+      const out = await pipeline.decode(task.input as Uint8Array, options);
       // Never hand back a view of staging memory: the pool reuses it.
       // (`slice` of any typed array copies into a new, unshared ArrayBuffer.)
       const data = isShared(out.data) ? (out.data as Uint8Array).slice() : out.data;

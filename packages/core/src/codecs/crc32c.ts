@@ -59,6 +59,7 @@ export const crc32cCodec: CodecFactory = {
       name: "crc32c",
       toJSON: () => ({ name: "crc32c" }),
       encodedSize: (n) => n + 4,
+      maxEncodedSize: (n) => n + 4,
       encode(bytes) {
         const out = new Uint8Array(bytes.length + 4);
         out.set(bytes);

@@ -11,6 +11,13 @@ import { CodecError, MetadataError, throwIfAborted } from "../errors.js";
 import { codecRegistry } from "../registry/index.js";
 import { bytesCodec } from "./bytes.js";
 import { crc32cCodec } from "./crc32c.js";
+import {
+  type DecodeLimits,
+  defaultMaxEncodedSize,
+  getDecodeLimits,
+  resolveDecodeLimits,
+  variableChunkBound,
+} from "./limits.js";
 import { shardingCodec } from "./sharding.js";
 import { transposeCodec } from "./transpose.js";
 import type {
@@ -93,6 +100,10 @@ export class CodecPipeline {
   readonly #specs: ChunkSpec[];
   /** Byte sizes entering each bytes -> bytes codec when fixed (index 0: after array -> bytes). */
   readonly #sizes: (number | undefined)[];
+  /** Every size in {@link #sizes} is known: no decode needs the limits. */
+  readonly #exact: boolean;
+  /** {@link #boundsFor} of the last limits asked for (usually the process-wide ones). */
+  #bounds: { limits: DecodeLimits; bounds: number[] } | undefined;
 
   private constructor(
     readonly spec: ChunkSpec,
@@ -110,6 +121,39 @@ export class CodecPipeline {
       sizes.push(prev === undefined ? undefined : c.encodedSize?.(prev));
     }
     this.#sizes = sizes;
+    this.#exact = sizes.every((n) => n !== undefined);
+  }
+
+  /**
+   * Upper bounds, under `limits`, on the bytes entering each bytes -> bytes
+   * codec (index `i`: the decoded size of codec `i`), and last, on a stored
+   * chunk. Exact where the size is fixed; otherwise the array -> bytes
+   * codec's bound, grown through each codec's worst-case encoded size.
+   */
+  #boundsFor(limits: DecodeLimits): number[] {
+    const cached = this.#bounds;
+    if (cached !== undefined && cached.limits === limits) return cached.bounds;
+    const spec = this.#specs[this.#specs.length - 1];
+    const bounds = [this.#sizes[0] ?? arrayToBytesBound(this.arrayToBytes, spec, limits)];
+    for (let i = 0; i < this.bytesToBytes.length; i++) {
+      const codec = this.bytesToBytes[i];
+      const exact = this.#sizes[i + 1];
+      const grown = codec.maxEncodedSize?.(bounds[i]) ?? defaultMaxEncodedSize(bounds[i]);
+      bounds.push(exact ?? Math.min(Number.MAX_SAFE_INTEGER, grown));
+    }
+    this.#bounds = { limits, bounds };
+    return bounds;
+  }
+
+  /**
+   * The most bytes a stored chunk of this pipeline can have under `limits`
+   * (default: the process-wide {@link DecodeLimits}): exact for fixed-size
+   * encodings without compression, a worst-case bound otherwise. Reads pass
+   * it to the store as `maxBytes`.
+   */
+  maxEncodedSize(limits: DecodeLimits = getDecodeLimits()): number {
+    const bounds = this.#boundsFor(limits);
+    return bounds[bounds.length - 1];
   }
 
   /**
@@ -322,13 +366,30 @@ export class CodecPipeline {
     return this.#decodeArray(target, options);
   }
 
-  /** Runs bytes -> bytes codec `i` backwards, checking a fixed output size. */
+  /**
+   * Runs bytes -> bytes codec `i` backwards: with its exact output size when
+   * fixed, otherwise with a bound (`maxDecodedSize`) derived from the
+   * metadata and the decode limits; either is checked on the result too.
+   */
   async #decodeStage(i: number, bytes: Uint8Array, options?: CodecOptions): Promise<Uint8Array> {
-    const out = await this.bytesToBytes[i].decode(bytes, this.#sizes[i], options);
+    const codec = this.bytesToBytes[i];
     const expected = this.#sizes[i];
-    if (expected !== undefined && out.length !== expected) {
+    if (expected !== undefined) {
+      const out = await codec.decode(bytes, expected, options);
+      if (out.length !== expected) {
+        throw new CodecError(
+          `${this.path}: ${codec.name} decoded ${out.length} bytes, expected ${expected}`,
+          { path: this.path },
+        );
+      }
+      return out;
+    }
+    const limits = resolveDecodeLimits(options?.decodeLimits);
+    const bound = this.#boundsFor(limits)[i];
+    const out = await codec.decode(bytes, undefined, { ...options, maxDecodedSize: bound });
+    if (out.length > bound) {
       throw new CodecError(
-        `${this.path}: ${this.bytesToBytes[i].name} decoded ${out.length} bytes, expected ${expected}`,
+        `${this.path}: ${codec.name} decoded ${out.length} bytes, more than the ${bound} its chunk can hold (${describeBound(this, limits)})`,
         { path: this.path },
       );
     }
@@ -370,4 +431,26 @@ export class CodecPipeline {
     }
     return this.arrayToBytes.decodePartial!(input, region, this.spec, options);
   }
+}
+
+/** The bound of an array -> bytes codec's output (see {@link CodecPipeline.maxEncodedSize}). */
+function arrayToBytesBound(
+  codec: ArrayToBytesCodec,
+  spec: ChunkSpec,
+  limits: DecodeLimits,
+): number {
+  const exact = codec.encodedSize?.(spec);
+  if (exact !== undefined) return exact;
+  const declared = codec.maxEncodedSize?.(spec, limits);
+  if (declared !== undefined) return Math.min(Number.MAX_SAFE_INTEGER, declared);
+  let n = 1;
+  for (const s of spec.shape) n *= s;
+  const item = spec.dataType.itemSize;
+  return item === null ? variableChunkBound(n, limits) : defaultMaxEncodedSize(n * item);
+}
+
+/** How a bound came about, for error messages: which limits to raise. */
+function describeBound(pipeline: CodecPipeline, limits: DecodeLimits): string {
+  if (pipeline.spec.dataType.itemSize !== null) return "from its shape and data type";
+  return `decode limits: ${limits.maxElementBytes} bytes per element, ${limits.maxChunkBytes} per chunk; raise them with setDecodeLimits() or the decodeLimits option`;
 }

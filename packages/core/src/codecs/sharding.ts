@@ -13,6 +13,8 @@ import { uint64 } from "../dtypes/index.js";
 import type { DataArray, JsonObject, JsonValue } from "../dtypes/types.js";
 import { CodecError, MetadataError, throwIfAborted } from "../errors.js";
 import { type Axis, copyStrided, cStrides } from "../indexing/index.js";
+import type { DecodeLimits } from "./limits.js";
+import { resolveDecodeLimits } from "./limits.js";
 import { CodecPipeline } from "./pipeline.js";
 import type {
   ArrayToBytesCodec,
@@ -279,6 +281,12 @@ export const shardingCodec: CodecFactory = {
           index_location: location,
         },
       }),
+      maxEncodedSize(_decoded: ChunkSpec, limits: DecodeLimits): number {
+        return Math.min(
+          Number.MAX_SAFE_INTEGER,
+          indexSize! + nChunks * inner.maxEncodedSize(limits),
+        );
+      },
       validate(decoded: ChunkSpec) {
         if (
           decoded.shape.length !== ndim ||
@@ -354,6 +362,7 @@ export const shardingCodec: CodecFactory = {
             ? bytes.subarray(bytes.length - indexSize!)
             : bytes.subarray(0, indexSize!);
         const idx = await decodeIndex(indexBytes, bytes.length);
+        const maxInner = inner.maxEncodedSize(resolveDecodeLimits(options?.decodeLimits));
         const shape = decoded.shape;
         const out = dataType.allocate(product(shape));
         const outStrides = cStrides(shape);
@@ -365,6 +374,11 @@ export const shardingCodec: CodecFactory = {
           if (idx.offsets[i] < 0) {
             anyMissing = true;
             continue;
+          }
+          if (idx.sizes[i] > maxInner) {
+            throw fail(
+              `index entry ${i} claims ${idx.sizes[i]} bytes, more than an inner chunk can take (${maxInner})`,
+            );
           }
           const chunk = await inner.decode(
             bytes.subarray(idx.offsets[i], idx.offsets[i] + idx.sizes[i]),
@@ -402,10 +416,17 @@ export const shardingCodec: CodecFactory = {
         const first = lo.map((l, d) => Math.floor(l / innerShape[d]));
         const last = hi.map((h, d) => Math.ceil(h / innerShape[d]));
         const wanted: { coords: number[]; offset: number; size: number }[] = [];
+        // No inner chunk is read that is larger than its codecs can produce.
+        const maxInner = inner.maxEncodedSize(resolveDecodeLimits(options?.decodeLimits));
         for (const coords of gridIndices(first, last)) {
           const i = linear(coords);
-          if (idx.offsets[i] >= 0)
-            wanted.push({ coords, offset: idx.offsets[i], size: idx.sizes[i] });
+          if (idx.offsets[i] < 0) continue;
+          if (idx.sizes[i] > maxInner) {
+            throw fail(
+              `index entry ${i} claims ${idx.sizes[i]} bytes, more than an inner chunk can take (${maxInner})`,
+            );
+          }
+          wanted.push({ coords, offset: idx.offsets[i], size: idx.sizes[i] });
         }
         if (wanted.length === 0) return { data: out, shape, stride: outStrides, dataType };
         // Merge nearby ranges into single reads.

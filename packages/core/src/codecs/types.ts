@@ -13,6 +13,7 @@
 import type { DataArray, DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
 import type { ByteRange, StoreOptions } from "../store/types.js";
 import type { ChunkCodecWorkers } from "../workers/types.js";
+import type { DecodeLimits } from "./limits.js";
 import type { ShardIndexCache } from "./shard-index-cache.js";
 
 /** An n-dimensional array in memory: flat data, shape and strides (in elements). */
@@ -61,6 +62,12 @@ export interface CodecOptions extends StoreOptions {
    * up front). The pipeline checks the result as well.
    */
   maxDecodedSize?: number;
+  /**
+   * Overrides of the process-wide {@link DecodeLimits} (bounds on
+   * variable-size elements and chunks, and on metadata documents) for this
+   * operation.
+   */
+  decodeLimits?: Partial<DecodeLimits>;
 }
 
 /** Common members of every codec. */
@@ -123,6 +130,15 @@ export interface ArrayToBytesCodec extends CodecBase {
   ): Promise<NDArray | undefined>;
   /** Encoded byte length for a chunk of `decoded`, when fixed (not for compressors). */
   encodedSize?(decoded: ChunkSpec): number | undefined;
+  /**
+   * The most bytes an encoded chunk of `decoded` can take, for encodings of
+   * variable size (`vlen-utf8`: a length per element plus at most
+   * `limits.maxElementBytes` each, capped by `limits.maxChunkBytes`). The
+   * pipeline bounds decompression by it. Without it (and without
+   * {@link encodedSize}) the pipeline assumes twice the in-memory size plus
+   * 64 KiB for fixed-size types and the variable-size bound otherwise.
+   */
+  maxEncodedSize?(decoded: ChunkSpec, limits: DecodeLimits): number;
 }
 
 /** bytes -> bytes: compressors and checksums. */

@@ -8,7 +8,8 @@
 
 import { CodecError } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
-import type { ArrayToBytesCodec, ChunkSpec, CodecFactory, NDArray } from "./types.js";
+import { type DecodeLimits, resolveDecodeLimits, variableChunkBound } from "./limits.js";
+import type { ArrayToBytesCodec, ChunkSpec, CodecFactory, CodecOptions, NDArray } from "./types.js";
 
 const encoder = new TextEncoder();
 // ignoreBOM: a leading U+FEFF is part of the element, not a byte order mark to strip.
@@ -57,9 +58,19 @@ function vlenCodec(name: "vlen-utf8" | "vlen-bytes", kind: "string" | "bytes"): 
           }
           return out;
         },
-        decode(bytes: Uint8Array, spec: ChunkSpec): NDArray {
+        maxEncodedSize(spec: ChunkSpec, limits: DecodeLimits): number {
+          return variableChunkBound(elementCount(spec.shape), limits);
+        },
+        decode(bytes: Uint8Array, spec: ChunkSpec, options?: CodecOptions): NDArray {
           const n = elementCount(spec.shape);
           const fail = (why: string) => new CodecError(`${path}: ${name}: ${why}`, { path });
+          const limits = resolveDecodeLimits(options?.decodeLimits);
+          const bound = variableChunkBound(n, limits);
+          if (bytes.length > bound) {
+            throw fail(
+              `chunk of ${bytes.length} bytes is larger than the decode limits allow for ${n} elements (${bound}: maxElementBytes ${limits.maxElementBytes}, maxChunkBytes ${limits.maxChunkBytes})`,
+            );
+          }
           if (bytes.length < 4)
             throw fail(`${bytes.length} bytes is too short for the element count`);
           const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -73,6 +84,11 @@ function vlenCodec(name: "vlen-utf8" | "vlen-bytes", kind: "string" | "bytes"): 
             pos += 4;
             if (len > bytes.length - pos)
               throw fail(`element ${i} claims ${len} bytes, ${bytes.length - pos} remain`);
+            if (len > limits.maxElementBytes) {
+              throw fail(
+                `element ${i} has ${len} bytes, more than the decode limit maxElementBytes (${limits.maxElementBytes})`,
+              );
+            }
             const item = bytes.subarray(pos, pos + len);
             if (kind === "string") {
               try {

@@ -14,6 +14,7 @@ import {
   DecodeBuffers,
   decodeChunkTo,
 } from "../codecs/decode-to.js";
+import { type DecodeLimits, resolveDecodeLimits } from "../codecs/limits.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
 import type { ShardIndexCache } from "../codecs/shard-index-cache.js";
 import type {
@@ -24,7 +25,13 @@ import type {
   NDArray,
 } from "../codecs/types.js";
 import type { DataArray, DataType, FillValue, JsonObject, Scalar } from "../dtypes/types.js";
-import { CodecError, IndexError, throwIfAborted, ValueError } from "../errors.js";
+import {
+  CodecError,
+  IndexError,
+  throwIfAborted,
+  ValueError,
+  ValueTooLargeError,
+} from "../errors.js";
 import {
   type Axis,
   type ChunkProjection,
@@ -60,6 +67,12 @@ export interface GetOptions {
    * `false` for the calling thread. Default: {@link ZarrArray.defaultWorkers}.
    */
   workers?: ChunkCodecWorkers | false;
+  /**
+   * Overrides of the process-wide decode limits (see `setDecodeLimits`): the
+   * bounds on variable-size elements and chunks that keep decoding of
+   * strings, bytes and objects proportional to what the metadata justifies.
+   */
+  decodeLimits?: Partial<DecodeLimits>;
   /**
    * Shard indexes kept across calls (sharded arrays): reads take indexes from
    * it and add the ones they load; writes drop the entries of the shards
@@ -265,8 +278,25 @@ export class ZarrArray {
       if (e instanceof CodecError && e.path !== key) {
         throw new CodecError(`chunk "${key}": ${e.message}`, { path: key, cause: e });
       }
+      // Larger than its codecs can produce: damaged (or hostile), like any undecodable chunk.
+      if (e instanceof ValueTooLargeError) {
+        throw new CodecError(`chunk "${key}" is larger than its codecs can produce: ${e.message}`, {
+          path: key,
+          cause: e,
+        });
+      }
       throw e;
     });
+  }
+
+  /**
+   * `options` for reading whole stored chunks: the store may return at most
+   * what the codecs can produce for one chunk (see `CodecPipeline.maxEncodedSize`),
+   * so a hostile or damaged value is refused before it is decoded.
+   */
+  #bounded<O extends GetOptions>(options: O): O & { maxBytes: number } {
+    const limits = resolveDecodeLimits(options.decodeLimits);
+    return { ...options, maxBytes: this.#parts.codecs.maxEncodedSize(limits) };
   }
 
   /** Decodes stored bytes of one chunk, in a worker when the pool takes the job. */
@@ -282,7 +312,7 @@ export class ZarrArray {
   /** Reads and decodes the chunk at `coords` (already validated). */
   async #readChunk(coords: readonly number[], options: GetOptions): Promise<NDArray | undefined> {
     return this.#keyed(coords, async () => {
-      const bytes = await this.store.get(this.chunkKey(coords), undefined, options);
+      const bytes = await this.store.get(this.chunkKey(coords), undefined, this.#bounded(options));
       if (bytes === undefined) return undefined;
       return this.#decode(bytes, options);
     });
@@ -378,6 +408,7 @@ export class ZarrArray {
     // A fresh array is already all zero bits; a caller's array holds anything.
     const fillMissing = !zeroFill || options.out !== undefined;
     const buffers = new DecodeBuffers();
+    const chunkRead = this.#bounded(options);
     await forEachConcurrent(
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -406,7 +437,7 @@ export class ZarrArray {
             if (!found && fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
             return;
           }
-          const bytes = await this.store.get(key, undefined, options);
+          const bytes = await this.store.get(key, undefined, chunkRead);
           if (bytes === undefined) {
             if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
             return;

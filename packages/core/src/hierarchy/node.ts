@@ -8,6 +8,7 @@
 
 import { resolveChunkGrid } from "../chunk-grid/regular.js";
 import { resolveChunkKeyEncoding } from "../chunk-key/encodings.js";
+import { type DecodeLimits, metadataRead } from "../codecs/limits.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
 import { resolveDataType } from "../dtypes/index.js";
 import type { DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
@@ -50,6 +51,8 @@ export interface OpenOptions {
    * may be stale).
    */
   consolidated?: boolean;
+  /** Overrides of the process-wide decode limits for reading metadata documents (see `setDecodeLimits`). */
+  decodeLimits?: Partial<DecodeLimits>;
 }
 
 /**
@@ -130,7 +133,7 @@ function consolidatedContext(view: ConsolidatedView): GroupContext {
       ) {
         const rel = relativePath(view.rootPath, p);
         if (rel === undefined || (p !== path && view.entries.has(rel))) break;
-        const bytes = await store.get(docPath(p));
+        const bytes = await store.get(docPath(p), undefined, metadataRead());
         if (bytes === undefined) continue;
         const parsed = parseNodeMetadataV3(bytes, docPath(p));
         await updateConsolidated(
@@ -251,7 +254,7 @@ async function openNode(
   options: OpenOptions = {},
 ): Promise<ZarrArray | Group> {
   throwIfAborted(options.signal, path);
-  const bytes = await store.get(docPath(path), undefined, options);
+  const bytes = await store.get(docPath(path), undefined, metadataRead(options));
   if (bytes !== undefined) return openV3(store, path, bytes, options);
   for (const name of nodeFormatRegistry.names()) {
     const format = await nodeFormatRegistry.get(name);
@@ -376,7 +379,7 @@ async function ensureWritableLocation(
   // Parents: explicit groups where none exist; an array parent is an error.
   const missing: string[] = [];
   for (let p = parentPath(path); p !== undefined; p = parentPath(p)) {
-    const bytes = await store.get(docPath(p), undefined, { signal });
+    const bytes = await store.get(docPath(p), undefined, metadataRead({ signal }));
     if (bytes === undefined) {
       missing.push(p);
       continue;

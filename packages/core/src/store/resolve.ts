@@ -6,7 +6,7 @@
  * @module
  */
 
-import { StoreCapabilityError, StoreError, throwIfAborted } from "../errors.js";
+import { StoreCapabilityError, StoreError, throwIfAborted, ValueTooLargeError } from "../errors.js";
 import { withKeyLock } from "../util/concurrency.js";
 import { mapConcurrent, STORE_CONCURRENCY } from "./concurrency.js";
 import { validateKey, validatePrefix } from "./keys.js";
@@ -61,6 +61,7 @@ function checkValue(
   value: unknown,
   key: string,
   range: ByteRange | undefined,
+  maxBytes?: number,
 ): Uint8Array | undefined {
   // null is accepted for missing keys, as the spec's get_partial_values allows it.
   if (value === undefined || value === null) return undefined;
@@ -74,6 +75,12 @@ function checkValue(
   if (value.length > max) {
     throw new StoreError(
       `store returned ${value.length} bytes for key ${JSON.stringify(key)} and range ${JSON.stringify(range)} (at most ${max} expected): the store ignores byte ranges`,
+      { path: key },
+    );
+  }
+  if (maxBytes !== undefined && value.length > maxBytes) {
+    throw new ValueTooLargeError(
+      `value of key ${JSON.stringify(key)} has ${value.length} bytes, more than the ${maxBytes} this read accepts`,
       { path: key },
     );
   }
@@ -114,7 +121,7 @@ class ResolvedStore implements Store {
     throwIfAborted(options?.signal, key);
     validateKey(key);
     validateRange(range, key);
-    return checkValue(await this.inner.get(key, range, options), key, range);
+    return checkValue(await this.inner.get(key, range, options), key, range, options?.maxBytes);
   }
 
   async getPartialValues(requests: readonly KeyRange[], options?: StoreOptions) {
@@ -134,12 +141,15 @@ class ResolvedStore implements Store {
           `store returned ${Array.isArray(values) ? values.length : "no"} values for ${requests.length} requests in getPartialValues`,
         );
       }
-      return values.map((v, i) => checkValue(v, requests[i].key, requests[i].range));
+      return values.map((v, i) =>
+        checkValue(v, requests[i].key, requests[i].range, options?.maxBytes),
+      );
     }
     return mapConcurrent(
       requests,
       STORE_CONCURRENCY,
-      async ({ key, range }) => checkValue(await inner.get(key, range, options), key, range),
+      async ({ key, range }) =>
+        checkValue(await inner.get(key, range, options), key, range, options?.maxBytes),
       signal,
     );
   }

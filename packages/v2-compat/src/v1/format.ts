@@ -8,6 +8,7 @@ import {
   childKey,
   type JsonObject,
   MetadataError,
+  metadataRead,
   type NodeFormat,
   type OpenOptions,
   parseJson,
@@ -32,13 +33,13 @@ export async function openV1(
   options: OpenOptions = {},
 ): Promise<ZarrArray | undefined> {
   const metaKey = childKey(path, "meta");
-  const bytes = await store.get(metaKey, undefined, options);
+  const bytes = await store.get(metaKey, undefined, metadataRead(options));
   if (bytes === undefined) return undefined;
   const json = asObject(parseJson(bytes, metaKey), metaKey);
   if (json.zarr_format !== 1) return undefined;
   const z = validateV1Meta(json, metaKey);
   const attrsKey = childKey(path, "attrs");
-  const attrBytes = await store.get(attrsKey, undefined, options);
+  const attrBytes = await store.get(attrsKey, undefined, metadataRead(options));
   const attrs = attrBytes === undefined ? {} : asObject(parseJson(attrBytes, attrsKey), attrsKey);
   return arrayFromZArray(store, path, z, attrs, V1_DOCS);
 }

@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { type AnyStore, type JsonObject, parseJson, resolveStore, type Store } from "@zarr/core";
+import {
+  type AnyStore,
+  type JsonObject,
+  metadataRead,
+  parseJson,
+  resolveStore,
+  type Store,
+} from "@zarr/core";
 import { writeV2Json } from "../util/json.js";
 import { dropConsolidated, ZMETADATA } from "./consolidated-cache.js";
 import { normalizeV2Path } from "./paths.js";
@@ -32,7 +39,7 @@ export async function consolidate(
   keys.sort();
   const metadata: JsonObject = {};
   for (const key of keys) {
-    const bytes = await s.get(key, undefined, options);
+    const bytes = await s.get(key, undefined, metadataRead(options));
     if (bytes !== undefined) metadata[key.slice(prefix.length)] = parseJson(bytes, key);
   }
   const doc: JsonObject = { metadata, zarr_consolidated_format: 1 };

@@ -6,7 +6,13 @@
  *
  * @module
  */
-import { type JsonObject, type JsonValue, MetadataError, type Store } from "@zarr/core";
+import {
+  type JsonObject,
+  type JsonValue,
+  MetadataError,
+  metadataRead,
+  type Store,
+} from "@zarr/core";
 import { readJsonObject } from "../util/json.js";
 
 /** The consolidated metadata document key. */
@@ -39,7 +45,7 @@ export function consolidatedOf(
   let hit = cache.get(id);
   if (!hit) {
     hit = store
-      .get(ZMETADATA, undefined, { signal })
+      .get(ZMETADATA, undefined, metadataRead({ signal }))
       .then((b) => (b === undefined ? null : parseConsolidated(b)));
     cache.set(id, hit);
     hit.catch(() => cache.delete(id));

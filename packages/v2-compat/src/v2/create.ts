@@ -11,6 +11,7 @@ import {
   type Group,
   type JsonObject,
   type JsonValue,
+  metadataRead,
   nodePrefix,
   parentPath,
   parseJson,
@@ -62,7 +63,7 @@ async function hasNode(store: Store, path: string): Promise<"array" | "group" | 
   if (await store.has(childKey(path, ".zgroup"))) return "group";
   // A v3 node is a node too: a v2 array inside a v3 group gets no `.zgroup` beside
   // the group's zarr.json.
-  const v3 = await store.get(childKey(path, "zarr.json"));
+  const v3 = await store.get(childKey(path, "zarr.json"), undefined, metadataRead());
   if (v3 !== undefined) {
     const doc = parseJson(v3, childKey(path, "zarr.json"));
     return (doc as JsonObject | null)?.node_type === "array" ? "array" : "group";

@@ -17,6 +17,7 @@ import {
   type JsonObject,
   type JsonValue,
   MetadataError,
+  metadataRead,
   type NodeFormat,
   nodePrefix,
   type OpenOptions,
@@ -39,7 +40,7 @@ export async function readMetadataDoc(
   const consolidated = await consolidatedOf(store, options.signal);
   const hit = consolidated?.get(key);
   if (hit !== undefined) return hit;
-  const bytes = await store.get(key, undefined, options);
+  const bytes = await store.get(key, undefined, metadataRead(options));
   return bytes === undefined ? undefined : parseJson(bytes, key);
 }
 

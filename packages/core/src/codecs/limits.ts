@@ -1,0 +1,98 @@
+/**
+ * Decode limits: the upper bounds that keep a decode's memory proportional to
+ * what the metadata justifies, whatever the stored bytes claim.
+ *
+ * Fixed-size data needs no limit: a chunk decodes to exactly its shape times
+ * the item size, and each bytes -> bytes stage before it is bounded by the
+ * next stage's worst-case encoded size. Variable-size data (`string`,
+ * `bytes`, v2 object arrays) has no exact size, so its bound comes from these
+ * limits: per element and per chunk.
+ *
+ * @module
+ */
+
+/** Bounds on variable-size data and metadata documents. */
+export interface DecodeLimits {
+  /**
+   * The most bytes one element of a variable-size data type (its encoded
+   * form: UTF-8 of a string, the bytes of a `bytes` element, JSON of an
+   * object) may take. Default 1 MiB.
+   */
+  readonly maxElementBytes: number;
+  /**
+   * The most bytes one chunk of variable-size data may decode to (its
+   * encoded form before any compressor), whatever its element count.
+   * Default 256 MiB.
+   */
+  readonly maxChunkBytes: number;
+  /** The most bytes a metadata document (`zarr.json`, `.zarray`, `.zmetadata`, ...) may have. Default 64 MiB. */
+  readonly maxMetadataBytes: number;
+}
+
+/** The limits a fresh process starts with. */
+export const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
+  maxElementBytes: 1 << 20,
+  maxChunkBytes: 256 << 20,
+  maxMetadataBytes: 64 << 20,
+});
+
+let current: DecodeLimits = DEFAULT_DECODE_LIMITS;
+
+function checked(limits: Partial<DecodeLimits>, base: DecodeLimits): DecodeLimits {
+  const out = { ...base, ...limits };
+  for (const [name, value] of Object.entries(out)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`decode limit ${name} must be a positive safe integer, got ${value}`);
+    }
+  }
+  return Object.freeze(out);
+}
+
+/**
+ * Changes the process-wide decode limits (each read may override them with
+ * its `decodeLimits` option). Raise them to read data with larger elements
+ * or chunks; a decode that would pass them fails with a `CodecError` that
+ * names the limit.
+ *
+ * @example
+ * setDecodeLimits({ maxElementBytes: 64 << 20 }); // strings of up to 64 MiB
+ */
+export function setDecodeLimits(limits: Partial<DecodeLimits>): void {
+  current = checked(limits, DEFAULT_DECODE_LIMITS);
+}
+
+/** The process-wide decode limits. */
+export function getDecodeLimits(): DecodeLimits {
+  return current;
+}
+
+/** The limits in force for an operation: its own overrides on top of the process-wide ones. */
+export function resolveDecodeLimits(overrides?: Partial<DecodeLimits>): DecodeLimits {
+  return overrides === undefined ? current : checked(overrides, current);
+}
+
+/**
+ * The bound on a variable-size chunk encoding of `elements` elements: a
+ * 4-byte length per element and a header, plus the element limit, capped by
+ * the chunk limit.
+ */
+export function variableChunkBound(elements: number, limits: DecodeLimits): number {
+  return Math.min(limits.maxChunkBytes, 64 + elements * (8 + limits.maxElementBytes));
+}
+
+/** What a bytes -> bytes codec without `maxEncodedSize` is assumed to produce at most. */
+export function defaultMaxEncodedSize(decodedSize: number): number {
+  return Math.min(Number.MAX_SAFE_INTEGER, 2 * decodedSize + 65_536);
+}
+
+/**
+ * `options` for reading a metadata document: the store may return at most
+ * `maxMetadataBytes` (so an endless or oversized document is refused while it
+ * is read, not after).
+ */
+export function metadataRead<
+  O extends { signal?: AbortSignal; decodeLimits?: Partial<DecodeLimits> },
+>(options?: O): O & { maxBytes: number } {
+  const maxBytes = resolveDecodeLimits(options?.decodeLimits).maxMetadataBytes;
+  return { ...(options as O), maxBytes };
+}
