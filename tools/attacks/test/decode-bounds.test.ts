@@ -1,0 +1,236 @@
+// Decompression bombs through every codec chain, read through arrays: each
+// decode must be bounded by what the metadata justifies (exact sizes for
+// fixed-size chunks; the decode limits for strings, bytes and objects),
+// whatever chain of codecs precedes it, on the calling thread and in workers,
+// through `get` and the CLI. Each case runs under the watchdog: a bomb that
+// is decoded whole passes the RSS cap and fails the test.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { crc32c } from "@zarr/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attack, describeRun, runZarr, zlibBomb, zstdRawFrame, zstdRleBomb } from "../src/index.js";
+
+const LIMITS = { maxRssMiB: 400, timeoutMs: 60_000 };
+const GIB = 1 << 30;
+
+let root: string;
+
+async function put(rel: string, data: Uint8Array | object): Promise<void> {
+  const file = join(root, rel);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, data instanceof Uint8Array ? data : JSON.stringify(data));
+}
+
+function v3Array(shape: number[], chunk: number[], dataType: string, codecs: object[]) {
+  return {
+    zarr_format: 3,
+    node_type: "array",
+    shape,
+    data_type: dataType,
+    chunk_grid: { name: "regular", configuration: { chunk_shape: chunk } },
+    chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+    fill_value: dataType === "string" || dataType === "bytes" ? "" : 0,
+    codecs,
+  };
+}
+
+const zstd = { name: "zstd", configuration: { level: 3, checksum: false } };
+const gzip = { name: "gzip", configuration: { level: 5 } };
+
+/** One inner chunk of a sharded string array: entry 0 is `inner`, the rest missing. */
+function shard(inner: Uint8Array, chunks: number): Uint8Array {
+  const index = new Uint8Array(chunks * 16 + 4);
+  const view = new DataView(index.buffer);
+  for (let i = 0; i < chunks; i++) {
+    view.setBigUint64(i * 16, i === 0 ? 0n : 0xffff_ffff_ffff_ffffn, true);
+    view.setBigUint64(i * 16 + 8, i === 0 ? BigInt(inner.length) : 0xffff_ffff_ffff_ffffn, true);
+  }
+  view.setUint32(chunks * 16, crc32c(index.subarray(0, chunks * 16)), true);
+  const out = new Uint8Array(inner.length + index.length);
+  out.set(inner);
+  out.set(index, inner.length);
+  return out;
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "zarr-attack-bombs-"));
+  const zstd2g = zstdRleBomb(2 * GIB);
+  const gzip1g = await zlibBomb("gzip", GIB);
+  const zlib1g = await zlibBomb("zlib", GIB);
+
+  // v3 strings + zstd: the reported case (10 strings, a 64 KB chunk).
+  await put("str-zstd/zarr.json", v3Array([10], [10], "string", [{ name: "vlen-utf8" }, zstd]));
+  await put("str-zstd/c/0", zstd2g);
+  // Eight such chunks in one read.
+  await put("str-zstd-8/zarr.json", v3Array([80], [10], "string", [{ name: "vlen-utf8" }, zstd]));
+  for (let i = 0; i < 8; i++) await put(`str-zstd-8/c/${i}`, zstd2g);
+  // Fixed-size data, two compressors: the outer one (decoded first) is the bomb.
+  await put(
+    "f32-zstd-gzip/zarr.json",
+    v3Array([1024], [1024], "float32", [
+      { name: "bytes", configuration: { endian: "little" } },
+      zstd,
+      gzip,
+    ]),
+  );
+  await put("f32-zstd-gzip/c/0", gzip1g);
+  // Three deep: strings, gzip, zstd; the zstd frame is honest, the gzip inside it a bomb.
+  await put(
+    "str-gzip-zstd/zarr.json",
+    v3Array([10], [10], "string", [{ name: "vlen-utf8" }, gzip, zstd]),
+  );
+  await put("str-gzip-zstd/c/0", zstdRawFrame(gzip1g));
+  // Bytes (vlen-bytes) + gzip.
+  await put("bytes-gzip/zarr.json", v3Array([4], [4], "bytes", [{ name: "vlen-bytes" }, gzip]));
+  await put("bytes-gzip/c/0", gzip1g);
+  // Sharded strings: an inner chunk is the bomb (full and partial reads).
+  await put(
+    "sharded-str/zarr.json",
+    v3Array([100], [100], "string", [
+      {
+        name: "sharding_indexed",
+        configuration: { chunk_shape: [10], codecs: [{ name: "vlen-utf8" }, zstd] },
+      },
+    ]),
+  );
+  await put("sharded-str/c/0", shard(zstd2g, 10));
+  // v2 object arrays: vlen-utf8 filter + zstd; json2 filter + zlib; vlen-bytes + gzip.
+  const zarray = (filters: object[], compressor: object) => ({
+    zarr_format: 2,
+    shape: [10],
+    chunks: [10],
+    dtype: "|O",
+    fill_value: null,
+    order: "C",
+    filters,
+    compressor,
+    dimension_separator: ".",
+  });
+  await put("v2-vlen-zstd/.zarray", zarray([{ id: "vlen-utf8" }], { id: "zstd", level: 1 }));
+  await put("v2-vlen-zstd/0", zstd2g);
+  await put(
+    "v2-json2-zlib/.zarray",
+    zarray(
+      [
+        {
+          id: "json2",
+          encoding: "utf-8",
+          allow_nan: true,
+          check_circular: true,
+          ensure_ascii: true,
+          separators: [",", ":"],
+          sort_keys: true,
+          indent: null,
+          skipkeys: false,
+          strict: true,
+        },
+      ],
+      { id: "zlib", level: 1 },
+    ),
+  );
+  await put("v2-json2-zlib/0", zlib1g);
+  await put("v2-vlenbytes-gzip/.zarray", zarray([{ id: "vlen-bytes" }], { id: "gzip", level: 1 }));
+  await put("v2-vlenbytes-gzip/0", gzip1g);
+}, 120_000);
+
+afterAll(() => (root ? rm(root, { recursive: true, force: true }) : undefined));
+
+/** Opens `path` in the fixture directory in a child and reads `selection` (all when omitted). */
+function read(
+  path: string,
+  selection = "undefined",
+  prelude = "",
+): Promise<ReturnType<typeof attack>> {
+  return attack(
+    `
+    await import("@zarr/codec-zstd/register");
+    await import("@zarr/codec-gzip/register");
+    await import("@zarr/v2-compat/register");
+    ${prelude}
+    const { openArray, slice } = await import("@zarr/core");
+    const { FileSystemStore } = await import("@zarr/store-fs");
+    const a = await openArray(new FileSystemStore(${JSON.stringify(root)}), ${JSON.stringify(path)});
+    const r = await a.get(${selection});
+    return r.data.length;
+    `,
+    LIMITS,
+  );
+}
+
+describe("decompression bombs through codec chains are CodecErrors within bounded memory", () => {
+  it.each([
+    ["v3 string + zstd (10 elements, 2 GiB frame)", "str-zstd"],
+    ["v3 string + zstd, eight bombs in one read", "str-zstd-8"],
+    ["v3 float32 + zstd + gzip (gzip bomb outside)", "f32-zstd-gzip"],
+    ["v3 string + gzip + zstd (gzip bomb inside a zstd frame)", "str-gzip-zstd"],
+    ["v3 bytes + gzip", "bytes-gzip"],
+    ["v3 sharded string, inner vlen-utf8 + zstd, full read", "sharded-str"],
+    ["v2 |O vlen-utf8 filter + zstd", "v2-vlen-zstd"],
+    ["v2 |O json2 filter + zlib", "v2-json2-zlib"],
+    ["v2 |O vlen-bytes filter + gzip", "v2-vlenbytes-gzip"],
+  ])("%s", async (_name, path) => {
+    const r = await read(path);
+    expect(r.killed, describeRun(r)).toBeUndefined();
+    expect(r.error?.name, describeRun(r)).toBe("CodecError");
+    expect(r.peakRssMiB, describeRun(r)).toBeLessThan(LIMITS.maxRssMiB);
+  });
+
+  it("a partial read of a sharded array whose inner chunk is a bomb", async () => {
+    const r = await read("sharded-str", "[slice(0, 5)]");
+    expect(r.killed, describeRun(r)).toBeUndefined();
+    expect(r.error?.name, describeRun(r)).toBe("CodecError");
+  });
+
+  it("decoding in a worker pool is bounded the same way", async () => {
+    const r = await read(
+      "str-zstd-8",
+      "undefined",
+      `const { WorkerPool } = await import("@zarr/workers");
+       const { ZarrArray } = await import("@zarr/core");
+       ZarrArray.defaultWorkers = new WorkerPool({ size: 2, minChunkBytes: 0 });`,
+    );
+    expect(r.killed, describeRun(r)).toBeUndefined();
+    expect(r.error?.name, describeRun(r)).toBe("CodecError");
+    expect(r.peakRssMiB, describeRun(r)).toBeLessThan(LIMITS.maxRssMiB);
+  });
+
+  it("zarr get on such an array exits 2 with the chunk named, within bounded memory", async () => {
+    const r = await runZarr(["get", root, "str-zstd-8", "--json"], LIMITS);
+    expect(r.killed, r.stderr).toBeUndefined();
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/str-zstd-8\/c\/\d/);
+    expect(r.peakRssMiB).toBeLessThan(LIMITS.maxRssMiB);
+  });
+});
+
+describe("the limits reject no data within them, and can be raised", () => {
+  it("an element of exactly maxElementBytes reads; one byte more is a CodecError naming the limit until raised", async () => {
+    const r = await attack(
+      `
+      await import("@zarr/codec-zstd/register");
+      const { MemoryStore, createArray, openArray, setDecodeLimits } = await import("@zarr/core");
+      const store = new MemoryStore();
+      const codecs = [{ name: "vlen-utf8" }, { name: "zstd", configuration: { level: 1, checksum: false } }];
+      const ok = await createArray(store, "ok", { shape: [3], chunkShape: [3], dataType: "string", codecs });
+      await ok.set(null, ["a".repeat(1 << 20), "", "é"]);
+      const back = (await (await openArray(store, "ok")).get()).data;
+      const big = await createArray(store, "big", { shape: [1], chunkShape: [1], dataType: "string", codecs });
+      await big.set(null, ["b".repeat((1 << 20) + 1)]);
+      let refused;
+      try { await (await openArray(store, "big")).get(); } catch (e) { refused = e.name + ": " + e.message; }
+      const perRead = (await (await openArray(store, "big")).get(null, { decodeLimits: { maxElementBytes: 2 << 20 } })).data[0].length;
+      setDecodeLimits({ maxElementBytes: 2 << 20 });
+      const raised = (await (await openArray(store, "big")).get()).data[0].length;
+      return { lengths: back.map((s) => s.length), refused, perRead, raised };
+      `,
+      LIMITS,
+    );
+    expect(r.error, describeRun(r)).toBeUndefined();
+    const v = r.value as { lengths: number[]; refused: string; perRead: number; raised: number };
+    expect(v.lengths).toEqual([1 << 20, 0, 1]);
+    expect(v.refused).toMatch(/^CodecError: .*maxElementBytes/);
+    expect(v.perRead).toBe((1 << 20) + 1);
+    expect(v.raised).toBe((1 << 20) + 1);
+  });
+});
