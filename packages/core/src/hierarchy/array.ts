@@ -50,6 +50,7 @@ import {
   serializeArrayMetadataV3,
 } from "../metadata/index.js";
 import type { Store } from "../store/types.js";
+import { guardAllocation } from "../util/allocation.js";
 import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/concurrency.js";
 import type { ChunkCodecWorkers } from "../workers/types.js";
 import { childKey } from "./paths.js";
@@ -319,7 +320,11 @@ export class ZarrArray {
   }
 
   /** Reads and decodes one chunk; `undefined` when it is not stored (it reads as the fill value). */
-  async getChunk(
+  getChunk(coords: readonly number[], options: GetOptions = {}): Promise<NDArray | undefined> {
+    return guardAllocation(this.path, "reading a chunk", () => this.#getChunk(coords, options));
+  }
+
+  async #getChunk(
     coords: readonly number[],
     options: GetOptions = {},
   ): Promise<NDArray | undefined> {
@@ -328,7 +333,17 @@ export class ZarrArray {
   }
 
   /** Encodes and stores one whole chunk (C order, of `chunkShape`). */
-  async setChunk(
+  setChunk(
+    coords: readonly number[],
+    chunk: Pick<NDArray, "data">,
+    options: SetOptions = {},
+  ): Promise<void> {
+    return guardAllocation(this.path, "writing a chunk", () =>
+      this.#setChunk(coords, chunk, options),
+    );
+  }
+
+  async #setChunk(
     coords: readonly number[],
     chunk: Pick<NDArray, "data">,
     options: SetOptions = {},
@@ -393,7 +408,11 @@ export class ZarrArray {
    * integer or boolean arrays per dimension). Integer-indexed dimensions are
    * dropped from the result, as in NumPy. The result is C order.
    */
-  async get(selection?: Selection, options: ReadOptions = {}): Promise<NDArray> {
+  get(selection?: Selection, options: ReadOptions = {}): Promise<NDArray> {
+    return guardAllocation(this.path, "this read", () => this.#get(selection, options));
+  }
+
+  async #get(selection?: Selection, options: ReadOptions = {}): Promise<NDArray> {
     const sel = normalizeSelection(selection, this.shape, this.path);
     const dataType = this.dataType;
     const width = dataType.width;
@@ -409,6 +428,8 @@ export class ZarrArray {
     const fillMissing = !zeroFill || options.out !== undefined;
     const buffers = new DecodeBuffers();
     const chunkRead = this.#bounded(options);
+    // Range reads need the stored size to check (a stat or HEAD beside the read).
+    const rangeReads = codecs.supportsRangeRead && typeof this.store.inner.getSize === "function";
     await forEachConcurrent(
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -431,11 +452,15 @@ export class ZarrArray {
           }
           const key = this.chunkKey(p.chunkCoords);
           // Uncompressed chunks: a small selection reads only the bytes it needs.
-          const span = codecs.supportsRangeRead ? chunkByteSpan(codecs, p.chunkSel) : undefined;
+          const span = rangeReads ? chunkByteSpan(codecs, p.chunkSel) : undefined;
           if (span !== undefined) {
             const found = await this.#readSpan(key, span, target, options);
-            if (!found && fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
-            return;
+            if (found === "missing") {
+              if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
+              return;
+            }
+            if (found === "read") return;
+            // Changed while it was read: read it whole, below.
           }
           const bytes = await this.store.get(key, undefined, chunkRead);
           if (bytes === undefined) {
@@ -467,28 +492,39 @@ export class ZarrArray {
   /**
    * Reads bytes [start, end) of an uncompressed chunk (see
    * `CodecPipeline.supportsRangeRead`) and copies the selected elements, which
-   * all lie there, into the output. False when the chunk is not stored.
+   * all lie there, into the output. The stored size is read beside the range
+   * (one `getSize`: a stat, or a HEAD request) and must be exactly the chunk's
+   * encoded size, as a whole-chunk read requires: a truncated, extended or
+   * stale chunk is a `CodecError` whatever the selection. `"missing"` when the
+   * chunk is not stored; `"changed"` when it was written or erased between the
+   * two requests (the caller then reads it whole).
    */
   async #readSpan(
     key: string,
     [start, end]: readonly [number, number],
     target: ChunkTarget,
     options: GetOptions,
-  ): Promise<boolean> {
+  ): Promise<"read" | "missing" | "changed"> {
     const codecs = this.#parts.codecs;
-    const part = await this.store.get(key, { offset: start, length: end - start }, options);
-    if (part === undefined) return false;
+    const expected = codecs.encodedSize!;
+    const [part, size] = await Promise.all([
+      this.store.get(key, { offset: start, length: end - start }, options),
+      this.store.getSize(key, options),
+    ]);
+    if (part === undefined) return size === undefined ? "missing" : "changed";
     try {
-      if (part.length !== end - start) {
+      if (size === undefined) return "changed";
+      if (size !== expected) {
         throw new CodecError(
-          `chunk "${key}" is ${start + part.length} bytes, shorter than the ${codecs.encodedSize} its array needs`,
+          `chunk "${key}" is ${size} bytes, expected ${expected} (its shape times the item size)`,
           { path: key },
         );
       }
+      if (part.length !== end - start) return "changed";
       // The span's elements, decoded by the bytes codec as a 1-d run, then
       // copied from their chunk positions shifted by the span's first element.
       const { dataType, fillValue, shape } = codecs.spec;
-      const itemBytes = codecs.encodedSize! / this.#d().chunkLength;
+      const itemBytes = expected / this.#d().chunkLength;
       const first = start / itemBytes;
       const run = await codecs.arrayToBytes.decode(
         part,
@@ -510,7 +546,7 @@ export class ZarrArray {
     } finally {
       this.store.release(part);
     }
-    return true;
+    return "read";
   }
 
   /** A caller's output array, checked to fit a read of `length` elements. */
@@ -550,7 +586,11 @@ export class ZarrArray {
    * Partially covered chunks are read, modified and written back; chunks that
    * end up equal to the fill value are erased unless `writeEmptyChunks`.
    */
-  async set(selection: Selection, value: ArrayValue, options: SetOptions = {}): Promise<void> {
+  set(selection: Selection, value: ArrayValue, options: SetOptions = {}): Promise<void> {
+    return guardAllocation(this.path, "this write", () => this.#set(selection, value, options));
+  }
+
+  async #set(selection: Selection, value: ArrayValue, options: SetOptions = {}): Promise<void> {
     const sel = normalizeSelection(selection, this.shape, this.path);
     const dataType = this.dataType;
     const width = dataType.width;
@@ -617,7 +657,14 @@ export class ZarrArray {
    * `coords[d][k]` is the index along dimension `d` of point `k` (negative values
    * wrap). Returns the `n` selected elements in order, as a 1-d array.
    */
-  async getCoordinates(
+  getCoordinates(
+    coords: readonly (readonly number[] | Int32Array)[],
+    options: GetOptions = {},
+  ): Promise<NDArray> {
+    return guardAllocation(this.path, "this read", () => this.#getCoordinates(coords, options));
+  }
+
+  async #getCoordinates(
     coords: readonly (readonly number[] | Int32Array)[],
     options: GetOptions = {},
   ): Promise<NDArray> {
@@ -648,7 +695,17 @@ export class ZarrArray {
   }
 
   /** Writes `value` (a scalar, or one element per point) at the points of a coordinate selection. */
-  async setCoordinates(
+  setCoordinates(
+    coords: readonly (readonly number[] | Int32Array)[],
+    value: Scalar | DataArray,
+    options: SetOptions = {},
+  ): Promise<void> {
+    return guardAllocation(this.path, "this write", () =>
+      this.#setCoordinates(coords, value, options),
+    );
+  }
+
+  async #setCoordinates(
     coords: readonly (readonly number[] | Int32Array)[],
     value: Scalar | DataArray,
     options: SetOptions = {},
@@ -815,6 +872,11 @@ export class ZarrArray {
    * in partially covered edge chunks is kept as is (v3 core: "Resizing"), so
    * growing again may show it unless `clearEdges` is set, in which case the
    * elements outside the new shape are reset to the fill value.
+   *
+   * The cost follows what changes, not the size of the chunk grid: the
+   * chunks in the removed region (and, with `clearEdges`, the edge chunks)
+   * are enumerated when there are few of them; otherwise, on a listable
+   * store, the stored chunks are listed and only those are touched.
    */
   async resize(
     shape: readonly number[],
@@ -826,29 +888,65 @@ export class ZarrArray {
         { path: this.path },
       );
     }
-    const oldShape = [...this.shape];
-    const oldGrid = this.gridShape;
-    const newGrid = this.#parts.grid.gridShape(shape);
+    const plan = resizePlan(this.shape, shape, this.chunkShape, this.gridShape, {
+      clearEdges: options.clearEdges === true,
+    });
+    const signal = options.signal;
+    const keyOf = (coords: readonly number[]) => this.chunkKey(coords);
+    if (plan.edgeChunks <= EDGE_ENUMERATION_LIMIT || !this.store.listable) {
+      // Few changed chunks, or no listing: walk the changed region lazily, twice.
+      for (const coords of plan.edge()) {
+        throwIfAborted(signal, this.path);
+        if (!plan.isDoomed(coords)) await this.#clearChunkOutside(coords, shape, signal);
+      }
+      await this.#writeMeta({ ...this.#parts.meta, shape: [...shape] });
+      await this.#eraseInBatches(
+        mapIterable(filterIterable(plan.edge(), plan.isDoomed), keyOf),
+        options,
+      );
+      return;
+    }
+    // Many: touch only the stored ones (listed before anything changes).
     const doomed: string[] = [];
-    for (const coords of gridCoords(oldGrid)) {
-      if (coords.some((c, i) => c >= newGrid[i])) doomed.push(this.chunkKey(coords));
+    const straddling: number[][] = [];
+    for await (const { key, coords } of this.storedChunks({ signal })) {
+      if (plan.isDoomed(coords)) doomed.push(key);
+      else if (plan.isStraddling(coords)) straddling.push(coords);
     }
-    if (options.clearEdges) {
-      await this.#clearOutside(oldShape, shape, options.signal);
-    }
+    for (const coords of straddling) await this.#clearChunkOutside(coords, shape, signal);
     await this.#writeMeta({ ...this.#parts.meta, shape: [...shape] });
-    if (doomed.length > 0) await this.store.eraseValues(doomed, options);
+    await this.#eraseInBatches(doomed, options);
   }
 
-  async #clearOutside(
-    oldShape: number[],
+  async #eraseInBatches(keys: Iterable<string>, options: { signal?: AbortSignal }): Promise<void> {
+    let batch: string[] = [];
+    for (const key of keys) {
+      batch.push(key);
+      if (batch.length === ERASE_BATCH) {
+        await this.store.eraseValues(batch, options);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await this.store.eraseValues(batch, options);
+  }
+
+  /** Resets the elements of chunk `coords` that lie outside `newShape` to the fill value. */
+  async #clearChunkOutside(
+    coords: readonly number[],
     newShape: readonly number[],
     signal?: AbortSignal,
   ): Promise<void> {
-    // For each dimension that shrinks, reset [new, old) x (rest) to the fill value.
-    for (let d = 0; d < oldShape.length; d++) {
-      if (newShape[d] >= oldShape[d]) continue;
-      const sel: Selection = oldShape.map((_, i) => (i === d ? slice(newShape[d], null) : null));
+    const chunk = this.chunkShape;
+    const old = this.shape;
+    for (let d = 0; d < old.length; d++) {
+      const lo = coords[d] * chunk[d];
+      const hi = Math.min(lo + chunk[d], old[d]);
+      if (newShape[d] <= lo || newShape[d] >= hi) continue;
+      const sel: Selection = old.map((_, e) =>
+        e === d
+          ? slice(newShape[d], hi)
+          : slice(coords[e] * chunk[e], Math.min((coords[e] + 1) * chunk[e], old[e])),
+      );
       await this.set(sel, this.fillValue.value, { signal });
     }
   }
@@ -932,6 +1030,89 @@ function shiftSelection(sel: readonly (number | Axis)[], region: ChunkRegion): (
     if ("indices" in s) return { indices: s.indices.map((i) => i - lo) };
     return { start: s.start - lo, step: s.step, count: s.count };
   });
+}
+
+/** Above this many chunks in the changed region, a resize lists stored chunks instead. */
+const EDGE_ENUMERATION_LIMIT = 65_536;
+/** Keys erased per `eraseValues` call of a resize. */
+const ERASE_BATCH = 1_000;
+
+/** Which chunks a resize from `oldShape` to `newShape` touches. */
+interface ResizePlan {
+  /** Chunks in the changed region (as a float: it may be beyond 2^53). */
+  readonly edgeChunks: number;
+  /** The chunk lies outside the new grid: it is erased. */
+  isDoomed(coords: readonly number[]): boolean;
+  /** The chunk stays but holds elements outside the new shape (only with `clearEdges`). */
+  isStraddling(coords: readonly number[]): boolean;
+  /** Every chunk of the changed region, lazily. */
+  edge(): Generator<number[]>;
+}
+
+function resizePlan(
+  oldShape: readonly number[],
+  newShape: readonly number[],
+  chunk: readonly number[],
+  oldGrid: readonly number[],
+  { clearEdges }: { clearEdges: boolean },
+): ResizePlan {
+  const n = oldShape.length;
+  const newGrid = newShape.map((s, d) => Math.ceil(s / chunk[d]));
+  const kept = oldGrid.map((g, d) => Math.min(g, newGrid[d]));
+  // Dimensions that shrink to the middle of a chunk: that chunk row keeps stale elements.
+  const cut = clearEdges
+    ? oldShape.flatMap((s, d) => (newShape[d] < s && newShape[d] % chunk[d] !== 0 ? [d] : []))
+    : [];
+  const cutIndex = (d: number) => Math.floor(newShape[d] / chunk[d]);
+  const product = (xs: readonly number[]) => xs.reduce((a, b) => a * b, 1);
+  let edgeChunks = product(oldGrid) - product(kept);
+  for (const d of cut) edgeChunks += product(kept.filter((_, e) => e !== d));
+  return {
+    edgeChunks,
+    isDoomed: (coords) => coords.some((c, d) => c >= newGrid[d]),
+    isStraddling: (coords) =>
+      cut.some((d) => coords[d] === cutIndex(d)) && coords.every((c, d) => c < newGrid[d]),
+    *edge() {
+      // The removed region, as disjoint slabs: dimension d beyond the new grid, earlier
+      // dimensions within it, later ones anywhere in the old grid.
+      for (let d = 0; d < n; d++) {
+        if (newGrid[d] >= oldGrid[d]) continue;
+        const lo = oldGrid.map((_, e) => (e === d ? newGrid[d] : 0));
+        const hi = oldGrid.map((g, e) => (e < d ? kept[e] : g));
+        yield* boxCoords(lo, hi);
+      }
+      for (const d of cut) {
+        const lo = kept.map((_, e) => (e === d ? cutIndex(d) : 0));
+        const hi = kept.map((k, e) => (e === d ? cutIndex(d) + 1 : k));
+        yield* boxCoords(lo, hi);
+      }
+    },
+  };
+}
+
+function* filterIterable<T>(items: Iterable<T>, keep: (item: T) => boolean): Generator<T> {
+  for (const item of items) if (keep(item)) yield item;
+}
+
+function* mapIterable<T, U>(items: Iterable<T>, fn: (item: T) => U): Generator<U> {
+  for (const item of items) yield fn(item);
+}
+
+/** Every coordinate of the box [lo, hi) in C order. */
+function* boxCoords(lo: readonly number[], hi: readonly number[]): Generator<number[]> {
+  if (lo.some((l, d) => l >= hi[d])) return;
+  const idx = [...lo];
+  while (true) {
+    yield [...idx];
+    let d = idx.length - 1;
+    while (d >= 0) {
+      idx[d]++;
+      if (idx[d] < hi[d]) break;
+      idx[d] = lo[d];
+      d--;
+    }
+    if (d < 0) return;
+  }
 }
 
 /** Every coordinate of a grid in C order. */

@@ -1,0 +1,107 @@
+// Uncompressed chunks of the wrong size: a small selection (read as a byte
+// range of the chunk) and a whole-chunk read must agree, and both refuse a
+// chunk whose stored size is not the chunk's shape times its item size
+// (v3 core, "bytes" codec: the encoded representation is exactly the elements).
+import { mkdtemp, open as openFile, rm, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CodecError, createArray, openArray, slice } from "@zarr/core";
+import { FileSystemStore } from "@zarr/store-fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { attack, describeRun } from "../src/index.js";
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "zarr-attack-sizes-"));
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+const SELECTIONS = [
+  ["one element", [3, 5]],
+  ["a small box", [slice(1, 3), slice(2, 6)]],
+  ["the last element", [-1, -1]],
+  ["a whole row", [0, null]],
+  ["the whole chunk", [slice(0, 8), slice(0, 8)]],
+] as const;
+
+/** An 8x8 float64 array of one chunk, stored, then damaged by `damage(file)`. */
+async function damaged(name: string, damage: (file: string) => Promise<void>) {
+  const store = new FileSystemStore(root);
+  const a = await createArray(store, name, {
+    shape: [8, 8],
+    dataType: "float64",
+    chunkShape: [8, 8],
+  });
+  await a.set(
+    null,
+    Float64Array.from({ length: 64 }, (_, i) => i + 1),
+  );
+  await damage(join(root, name, "c", "0", "0"));
+  return openArray(new FileSystemStore(root), name);
+}
+
+describe("uncompressed chunks of the wrong size fail every selection alike", () => {
+  const cases: [string, (file: string) => Promise<void>][] = [
+    ["extended by one byte", async (f) => writeFile(f, new Uint8Array([0]), { flag: "a" })],
+    ["truncated by one byte", async (f) => truncate(f, 511)],
+    ["truncated to half", async (f) => truncate(f, 256)],
+    ["empty", async (f) => truncate(f, 0)],
+    ["a sparse 8 GiB file", async (f) => truncate(f, 8 * 2 ** 30)],
+    [
+      "a stale chunk of another shape (4x8)",
+      async (f) => writeFile(f, new Uint8Array(new Float64Array(32).fill(7).buffer)),
+    ],
+  ];
+  it.each(cases)("%s", async (name, damage) => {
+    const a = await damaged(name.replace(/\W+/g, "-"), damage);
+    for (const [what, sel] of SELECTIONS) {
+      await expect(a.get([...sel]), what).rejects.toThrow(CodecError);
+      await expect(a.get([...sel]), what).rejects.toThrow(/bytes, expected 512|512/);
+    }
+  });
+
+  it("a chunk of the right size reads the same through every selection", async () => {
+    const a = await damaged("intact", async () => {});
+    expect(Array.from((await a.get([3, 5])).data)).toEqual([30]);
+    expect(Array.from((await a.get([slice(1, 3), 2])).data)).toEqual([11, 19]);
+  });
+
+  it("a sparse 8 GiB chunk is refused within bounded memory (in a child, under the watchdog)", async () => {
+    await damaged("sparse-child", (f) => truncate(f, 8 * 2 ** 30));
+    for (const sel of ["[3, 5]", "undefined"]) {
+      const r = await attack(
+        `const { openArray } = await import("@zarr/core");
+         const { FileSystemStore } = await import("@zarr/store-fs");
+         const a = await openArray(new FileSystemStore(${JSON.stringify(root)}), "sparse-child");
+         return (await a.get(${sel})).data.length;`,
+        { maxRssMiB: 300, timeoutMs: 30_000 },
+      );
+      expect(r.error?.name, describeRun(r)).toBe("CodecError");
+      expect(r.killed, describeRun(r)).toBeUndefined();
+    }
+  });
+});
+
+describe("writes of chunks larger than the engine can allocate", () => {
+  it.each([
+    ["float64", 1e9],
+    ["int32", 2 ** 31],
+    ["uint8", 2 ** 40],
+  ])("%s chunk of %d elements: set and setChunk are ValueErrors", async (dataType, n) => {
+    const r = await attack(
+      `const { MemoryStore, createArray } = await import("@zarr/core");
+       const a = await createArray(new MemoryStore(), "a", { shape: [${n}], dataType: "${dataType}", chunkShape: [${n}] });
+       const errors = [];
+       for (const op of [() => a.set([0], 1), () => a.set([${n} - 1], 2)]) {
+         try { await op(); errors.push("stored"); } catch (e) { errors.push(e.name); }
+       }
+       return errors;`,
+      { maxRssMiB: 600, timeoutMs: 60_000 },
+    );
+    expect(r.killed, describeRun(r)).toBeUndefined();
+    // Node 24 allocates these in one piece: then the write may succeed (lazily paged memory).
+    for (const outcome of r.value as string[]) expect(["ValueError", "stored"]).toContain(outcome);
+    if (process.versions.node.startsWith("20."))
+      expect(r.value).toEqual(["ValueError", "ValueError"]);
+  });
+});
