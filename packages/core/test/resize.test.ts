@@ -114,6 +114,6 @@ describe("resize against a model", () => {
     expect(keys.sort()).toEqual(["a/c/0/0", "a/c/5/0"]);
     expect((ops.get("listPrefix") ?? 0) + (ops.get("list") ?? 0)).toBeGreaterThan(0);
     await a.resize([6, 4]);
-    expect(Array.from((await a.get([0, null])).data)).toEqual([1, 2, 9, 9]);
+    expect(Array.from((await a.get([0, null])).data as Uint8Array)).toEqual([1, 2, 9, 9]);
   });
 });

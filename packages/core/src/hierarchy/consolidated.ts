@@ -20,6 +20,7 @@ import {
   serializeArrayMetadataV3,
   serializeGroupMetadataV3,
 } from "../metadata/index.js";
+import { isValidKey } from "../store/keys.js";
 import type { Store } from "../store/types.js";
 import { withKeyLock } from "../util/concurrency.js";
 import { childKey } from "./paths.js";
@@ -64,7 +65,14 @@ export function readConsolidated(
         { path: doc },
       );
     }
-    entries.set(rel.replace(/^\/+|\/+$/g, ""), node);
+    const path = rel.replace(/^\/+|\/+$/g, "");
+    if (!isValidKey(path)) {
+      throw new MetadataError(
+        `${doc}: consolidated_metadata.metadata has an entry ${JSON.stringify(rel)} that is not a node path below the group`,
+        { path: doc },
+      );
+    }
+    entries.set(path, node);
   }
   return { rootPath, entries, rootMeta: meta };
 }

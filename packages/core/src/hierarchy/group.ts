@@ -12,6 +12,7 @@ import {
   type GroupMetadataV3,
   serializeGroupMetadataV3,
 } from "../metadata/index.js";
+import { validateKey } from "../store/keys.js";
 import type { Store } from "../store/types.js";
 import type { ZarrArray } from "./array.js";
 import type { CreateArrayOptions, CreateGroupOptions } from "./node.js";
@@ -76,6 +77,15 @@ export class Group {
     return this.#meta.attributes;
   }
 
+  /**
+   * The path of the node at `name` below this group. `name` is a relative path
+   * of valid segments (no `.`, `..` or empty segment, ...): an
+   * `InvalidKeyError` otherwise, so no name reaches outside the group.
+   */
+  #child(name: string): string {
+    return childKey(this.path, relativeNodePath(name));
+  }
+
   /** Names of the child nodes, sorted. */
   async childNames(options: { signal?: AbortSignal } = {}): Promise<string[]> {
     return (await this.context.listChildren(this.store, this.path, options)).sort();
@@ -99,7 +109,7 @@ export class Group {
 
   /** Opens the child node `name` (a relative path, may contain `/`). */
   async get(name: string, options: { signal?: AbortSignal } = {}): Promise<HierarchyNode> {
-    return this.context.openNode(this.store, childKey(this.path, trimSlashes(name)), options);
+    return this.context.openNode(this.store, this.#child(name), options);
   }
 
   /** True when a node exists at the relative path `name`. */
@@ -136,7 +146,7 @@ export class Group {
 
   /** Creates an array at the relative path `name` below this group. */
   async createArray(name: string, options: CreateArrayOptions): Promise<ZarrArray> {
-    const node = await this.context.createNode(this.store, childKey(this.path, trimSlashes(name)), {
+    const node = await this.context.createNode(this.store, this.#child(name), {
       kind: "array",
       options,
     });
@@ -145,7 +155,7 @@ export class Group {
 
   /** Creates a group at the relative path `name` below this group. */
   async createGroup(name: string, options: CreateGroupOptions = {}): Promise<Group> {
-    const node = await this.context.createNode(this.store, childKey(this.path, trimSlashes(name)), {
+    const node = await this.context.createNode(this.store, this.#child(name), {
       kind: "group",
       options,
     });
@@ -154,7 +164,7 @@ export class Group {
 
   /** Erases the child node `name` and everything below it. */
   async erase(name: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.context.eraseNode(this.store, childKey(this.path, trimSlashes(name)), options);
+    await this.context.eraseNode(this.store, this.#child(name), options);
   }
 
   /** Replaces the user attributes and writes the metadata (an implicit group becomes explicit). */
@@ -177,8 +187,10 @@ export class Group {
   }
 }
 
-function trimSlashes(name: string): string {
-  return name.replace(/^\/+|\/+$/g, "");
+/** A relative node path given to a group method: outer slashes trimmed, then a valid key. */
+function relativeNodePath(name: string): string {
+  if (typeof name !== "string") validateKey(name);
+  return validateKey(name.replace(/^\/+|\/+$/g, ""));
 }
 
 /** Writes a v3 group document. */

@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  isValidKey,
   type JsonObject,
   type JsonValue,
   MetadataError,
@@ -33,7 +34,16 @@ export function parseConsolidated(bytes: Uint8Array, key = ZMETADATA): Map<strin
   if (meta === null || typeof meta !== "object" || Array.isArray(meta)) {
     throw new MetadataError(`${key}: metadata must be an object`, { path: key });
   }
-  return new Map(Object.entries(meta as JsonObject));
+  const entries = Object.entries(meta as JsonObject);
+  for (const [name] of entries) {
+    if (!isValidKey(name)) {
+      throw new MetadataError(
+        `${key}: metadata has an entry ${JSON.stringify(name)} that is not a key below the group`,
+        { path: key },
+      );
+    }
+  }
+  return new Map(entries);
 }
 
 /** The root `.zmetadata` of `store`, or `null` when there is none. */
