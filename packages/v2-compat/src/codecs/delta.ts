@@ -51,7 +51,7 @@ function deltaFactory(name: string) {
                   : toPrecision((src[i] as number) - (src[i - 1] as number), dtype);
             store(diff, dtype, i, v);
           }
-          return cast(diff, astype, n);
+          return cast(diff, dtype, astype, n);
         },
         decode(data: DataArray, spec: ChunkSpec) {
           const n = count(spec.shape);
@@ -60,7 +60,7 @@ function deltaFactory(name: string) {
           const o = out as unknown as ArrayLike<Num>;
           for (let i = 0; i < n; i++) {
             const e = enc[i];
-            if (i === 0) store(out, dtype, 0, e);
+            if (i === 0) store(out, dtype, 0, e, astype.kind === "float");
             else if (big)
               store(
                 out,

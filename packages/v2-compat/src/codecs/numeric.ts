@@ -30,27 +30,211 @@ export function toPrecision(x: number, dt: DataType): number {
   return x;
 }
 
-/** Writes `v` into element `i` of `out` (of type `dt`) with numpy's cast rules. */
-export function store(out: DataArray, dt: DataType, i: number, v: Num): void {
+const TWO31 = 2 ** 31;
+const TWO63 = 2 ** 63;
+
+/**
+ * x86-64's truncating conversion to int32 (`cvttsd2si`), which numpy's casts
+ * use: toward zero, and the "integer indefinite" -2^31 for NaN and anything
+ * out of range.
+ */
+function cvt32(x: number): number {
+  const t = Math.trunc(x);
+  return t >= -TWO31 && t < TWO31 ? t : -TWO31;
+}
+
+/** The 64-bit form of {@link cvt32}: -2^63 for NaN and out of range. */
+function cvt64(x: number): bigint {
+  const t = Math.trunc(x);
+  return t >= -TWO63 && t < TWO63 ? BigInt(t) : -(2n ** 63n);
+}
+
+/**
+ * numpy's cast of a float to an integer type on x86-64 (numpy 1.24, measured
+ * against it over NaN, infinities, halves and every range boundary; see the
+ * v2-compat interop tests): int8..int32 take the low bits of {@link cvt32};
+ * uint32 and uint64 convert values at or above 2^31 / 2^63 shifted down by
+ * that much and flip the top bit back; int64 is {@link cvt64}.
+ */
+export function floatToInt(x: number, dt: DataType): Num {
+  return floatToIntTyped(x, npType(dt), 8);
+}
+
+/** A 64-bit integer rounded once (half to even) to the nearest float32, as numpy casts it. */
+function bigToFloat32(v: bigint): number {
+  const negative = v < 0n;
+  const a = negative ? -v : v;
+  const bits = a.toString(2).length;
+  if (bits <= 24) return Number(v);
+  const shift = BigInt(bits - 24);
+  let m = a >> shift;
+  const rest = a - (m << shift);
+  const half = 1n << (shift - 1n);
+  if (rest > half || (rest === half && (m & 1n) === 1n)) m += 1n;
+  const r = Number(m) * 2 ** Number(shift);
+  return negative ? -r : r;
+}
+
+/**
+ * Writes `v` into element `i` of `out` (of type `dt`) with numpy's cast rules.
+ * `fromFloat`: `v` is a float value (the source type is a float type, or the
+ * result of float arithmetic), so a cast into an integer type follows
+ * {@link floatToInt}; otherwise numbers are integers and wrap like C casts.
+ */
+export function store(out: DataArray, dt: DataType, i: number, v: Num, fromFloat = false): void {
   const o = out as unknown as { [i: number]: Num };
-  if (isBig(dt)) {
-    o[i] = typeof v === "bigint" ? v : Number.isFinite(v) ? BigInt(Math.trunc(v)) : 0n;
-  } else if (dt.kind === "bool") {
+  if (dt.kind === "bool") {
     o[i] = v === 0 || v === 0n ? 0 : 1;
   } else if (dt.kind === "float") {
-    o[i] = toPrecision(Number(v), dt);
+    o[i] =
+      typeof v === "bigint" && dt.itemSize === 4 ? bigToFloat32(v) : toPrecision(Number(v), dt);
+  } else if (typeof v === "number" && fromFloat) {
+    o[i] = floatToInt(v, dt);
+  } else if (isBig(dt)) {
+    o[i] = typeof v === "bigint" ? v : BigInt(Math.trunc(v));
   } else if (typeof v === "bigint") {
     // Typed array stores of numbers wrap like C casts for in-range values; take the low bits first.
     o[i] = Number(BigInt.asIntN(32, v));
   } else {
-    o[i] = Number.isFinite(v) ? Math.trunc(v) : 0;
+    o[i] = Math.trunc(v);
   }
 }
 
-/** Casts every element of `data` (type `from`) into a new array of type `to`. */
-export function cast(data: DataArray, to: DataType, n: number): DataArray {
+/** Casts every element of `data` (type `from`) into a new array of type `to`, as numpy's `astype`. */
+export function cast(data: DataArray, from: DataType, to: DataType, n: number): DataArray {
   const out = to.allocate(n);
+  const o = out as unknown as { [i: number]: Num };
   const src = data as unknown as ArrayLike<Num>;
-  for (let i = 0; i < n; i++) store(out, to, i, src[i]);
+  const f = npType(from);
+  const t = npType(to);
+  for (let i = 0; i < n; i++) {
+    const v = src[i];
+    o[i] = to.kind === "bool" ? (v === 0 || v === 0n ? 0 : 1) : npCast(v, f, t);
+  }
   return out;
+}
+
+/**
+ * numpy 1.24's numeric types and value-based promotion, for the filters that
+ * mix an array with Python scalars from their config (`(x - offset) * scale`):
+ * the result type depends on the scalar's value, and integer arithmetic
+ * wraps in the promoted type. Integral config numbers count as Python ints
+ * (JSON cannot tell `1000` from `1000.0`; Python writes the latter for floats,
+ * which only matters for float16 data and for float32 data with integer
+ * offsets or scales of magnitude 2^15 and more).
+ */
+export interface NpType {
+  readonly kind: "u" | "i" | "f";
+  readonly bytes: 1 | 2 | 4 | 8;
+}
+
+/** float64. */
+export const F8: NpType = { kind: "f", bytes: 8 };
+
+/** The numpy type of a Python scalar's value once converted: int64 for ints, float64 for floats. */
+export function scalarType(pythonType: "int" | "float"): NpType {
+  return pythonType === "int" ? { kind: "i", bytes: 8 } : F8;
+}
+
+/** The numpy type of a numeric data type (bool as uint8, which has the same promotions here). */
+export function npType(dt: DataType): NpType {
+  const bytes = (dt.itemSize ?? 8) as NpType["bytes"];
+  if (dt.kind === "float") return { kind: "f", bytes };
+  return { kind: dt.kind === "int" ? "i" : "u", bytes };
+}
+
+/** `np.min_scalar_type` of a Python scalar. */
+function minScalarType(v: number, pythonType: "int" | "float"): NpType | undefined {
+  if (pythonType === "int") {
+    if (v >= 0) {
+      if (v <= 0xff) return { kind: "u", bytes: 1 };
+      if (v <= 0xffff) return { kind: "u", bytes: 2 };
+      if (v <= 0xffff_ffff) return { kind: "u", bytes: 4 };
+      return v < 2 ** 64 ? { kind: "u", bytes: 8 } : undefined;
+    }
+    if (v >= -0x80) return { kind: "i", bytes: 1 };
+    if (v >= -0x8000) return { kind: "i", bytes: 2 };
+    if (v >= -0x8000_0000) return { kind: "i", bytes: 4 };
+    return v >= -(2 ** 63) ? { kind: "i", bytes: 8 } : undefined;
+  }
+  if (!Number.isFinite(v) || Math.abs(v) < 65000) return { kind: "f", bytes: 2 };
+  return Math.abs(v) < 3.4e38 ? { kind: "f", bytes: 4 } : F8;
+}
+
+/** `np.promote_types` for numeric types. */
+export function promote(a: NpType, b: NpType): NpType {
+  if (a.kind === "f" || b.kind === "f") {
+    const f = a.kind === "f" ? (b.kind === "f" ? (a.bytes > b.bytes ? a : b) : a) : b;
+    const other = f === a ? b : a;
+    if (other.kind === "f") return f;
+    // The smallest float that holds every value of the integer type.
+    const need = other.bytes === 1 ? 2 : other.bytes === 2 ? 4 : 8;
+    return { kind: "f", bytes: Math.max(f.bytes, need) as NpType["bytes"] };
+  }
+  if (a.kind === b.kind) return a.bytes >= b.bytes ? a : b;
+  const u = a.kind === "u" ? a : b;
+  const i = a.kind === "u" ? b : a;
+  if (i.bytes > u.bytes) return i;
+  return u.bytes === 8 ? F8 : { kind: "i", bytes: (u.bytes * 2) as NpType["bytes"] };
+}
+
+/**
+ * The result type of `array (of type a) <op> python scalar`, numpy 1.24's
+ * value-based casting. `pythonType`: the scalar's Python type (default: int
+ * when integral).
+ */
+export function resultType(
+  a: NpType,
+  scalar: number,
+  pythonType: "int" | "float" = Number.isInteger(scalar) ? "int" : "float",
+): NpType {
+  const scalarKind = pythonType === "int" ? "i" : "f";
+  // A scalar of a higher kind than the array (float with an integer array) is not demoted.
+  if (scalarKind === "f" && a.kind !== "f") return promote(a, F8);
+  const m = minScalarType(scalar, pythonType);
+  return m === undefined ? F8 : promote(a, m);
+}
+
+/** `x` (of type `from`) cast to `to`, with numpy's rules (see {@link floatToInt}). */
+export function npCast(x: Num, from: NpType, to: NpType): Num {
+  if (to.kind === "f") {
+    const v = typeof x === "bigint" && to.bytes === 4 ? bigToFloat32(x) : Number(x);
+    return to.bytes === 8 ? v : to.bytes === 4 ? Math.fround(v) : roundToFloat16(v);
+  }
+  if (typeof x === "number" && from.kind === "f") return floatToIntTyped(x, to, from.bytes);
+  const big = typeof x === "bigint" ? x : BigInt(x);
+  const wrapped =
+    to.kind === "u" ? BigInt.asUintN(to.bytes * 8, big) : BigInt.asIntN(to.bytes * 8, big);
+  return to.bytes === 8 ? wrapped : Number(wrapped);
+}
+
+/** `a op b` computed in type `t` (both already of type `t`): floats rounded, integers wrapped. */
+export function npArith(op: "+" | "-" | "*" | "/", a: Num, b: Num, t: NpType): Num {
+  if (t.kind === "f") {
+    const x = Number(a);
+    const y = Number(b);
+    const r = op === "+" ? x + y : op === "-" ? x - y : op === "*" ? x * y : x / y;
+    return npCast(r, F8, t);
+  }
+  const x = BigInt(a);
+  const y = BigInt(b);
+  const r = op === "+" ? x + y : op === "-" ? x - y : x * y;
+  return npCast(r, t, t);
+}
+
+/** {@link floatToInt} by numpy type; a float16 source casts to uint32 through int64's low bits. */
+function floatToIntTyped(x: number, to: NpType, fromBytes: number): Num {
+  if (to.bytes === 8) {
+    if (to.kind === "i") return cvt64(x);
+    return x >= TWO63
+      ? BigInt.asUintN(64, cvt64(x - TWO63) ^ (1n << 63n))
+      : BigInt.asUintN(64, cvt64(x));
+  }
+  if (to.kind === "u" && to.bytes === 4) {
+    if (fromBytes === 2) return Number(BigInt.asUintN(32, cvt64(x)));
+    return x >= TWO31 ? (cvt32(x - TWO31) ^ 0x8000_0000) >>> 0 : cvt32(x) >>> 0;
+  }
+  const v = cvt32(x);
+  const bits = to.bytes * 8;
+  return to.kind === "u" ? v & ((1 << bits) - 1) : (v << (32 - bits)) >> (32 - bits);
 }

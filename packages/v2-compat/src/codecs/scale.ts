@@ -7,7 +7,17 @@
  */
 import type { ChunkSpec, DataArray, DataType } from "@zarr/core";
 import { type Config, checkInput, count, filterCodec, filterFactory, isNumeric } from "./common.js";
-import { cast, type Num, roundHalfEven, store, toPrecision } from "./numeric.js";
+import {
+  cast,
+  F8,
+  type Num,
+  npArith,
+  npCast,
+  npType,
+  resultType,
+  roundHalfEven,
+  scalarType,
+} from "./numeric.js";
 
 function retype(dt: DataType) {
   return (spec: ChunkSpec): ChunkSpec => ({
@@ -33,8 +43,20 @@ function fixedScaleOffsetFactory(name: string) {
       requireNumeric(config, "dtype", dtype);
       requireNumeric(config, "astype", astype);
       checkInput(config, context, dtype);
-      // numpy keeps float32 arithmetic for float32 arrays and Python float operands.
-      const work = dtype.kind === "float" ? dtype : undefined;
+      // numpy 1.24: (x - offset) * scale with value-based promotion (integers wrap),
+      // np.around, then astype; decoding enc / scale + offset, then astype.
+      const tIn = npType(dtype);
+      const tOut = npType(astype);
+      const kind = (v: number) => (Number.isInteger(v) ? "int" : "float");
+      const t1 = resultType(tIn, offset);
+      const t2 = resultType(t1, scale);
+      const off1 = npCast(offset, scalarType(kind(offset)), t1);
+      const scale2 = npCast(scale, scalarType(kind(scale)), t2);
+      const tq = resultType(tOut, scale);
+      const t3 = tq.kind === "f" ? tq : F8; // true division of integers is float64
+      const t4 = resultType(t3, offset);
+      const scale3 = npCast(scale, scalarType(kind(scale)), t3);
+      const off4 = npCast(offset, scalarType(kind(offset)), t4);
       return filterCodec({
         name,
         json: { offset, scale, dtype: dtypeJson, astype: astypeJson },
@@ -42,22 +64,24 @@ function fixedScaleOffsetFactory(name: string) {
         encode(data: DataArray, spec: ChunkSpec) {
           const n = count(spec.shape);
           const src = data as unknown as ArrayLike<Num>;
-          const out = astype.allocate(n);
+          const out = astype.allocate(n) as unknown as { [i: number]: Num };
           for (let i = 0; i < n; i++) {
-            const x = Number(src[i]);
-            const t = work
-              ? toPrecision(toPrecision(x - offset, work) * scale, work)
-              : (x - offset) * scale;
-            store(out, astype, i, roundHalfEven(t));
+            const d = npArith("-", npCast(src[i], tIn, t1), off1, t1);
+            let m = npArith("*", npCast(d, t1, t2), scale2, t2);
+            if (t2.kind === "f") m = roundHalfEven(m as number);
+            out[i] = npCast(m, t2, tOut);
           }
-          return out;
+          return out as unknown as DataArray;
         },
         decode(data: DataArray, spec: ChunkSpec) {
           const n = count(spec.shape);
           const src = data as unknown as ArrayLike<Num>;
-          const out = dtype.allocate(n);
-          for (let i = 0; i < n; i++) store(out, dtype, i, Number(src[i]) / scale + offset);
-          return out;
+          const out = dtype.allocate(n) as unknown as { [i: number]: Num };
+          for (let i = 0; i < n; i++) {
+            const q = npArith("/", npCast(src[i], tOut, t3), scale3, t3);
+            out[i] = npCast(npArith("+", npCast(q, t3, t4), off4, t4), t4, tIn);
+          }
+          return out as unknown as DataArray;
         },
       });
     },
@@ -79,25 +103,31 @@ function quantizeFactory(name: string) {
         throw config.error("astype", `must be a float type, got ${astype.name}`);
       checkInput(config, context, dtype);
       const precision = 10 ** -digits;
-      let exp = Math.log10(precision);
+      // Python's math.log(x, 10) is log(x) / log(10), not log10 (they differ on powers of 10).
+      let exp = Math.log(precision) / Math.log(10);
       exp = exp < 0 ? Math.floor(exp) : Math.ceil(exp);
-      const bits = Math.ceil(Math.log2(10 ** -exp));
+      const bits = Math.ceil(Math.log(10 ** -exp) / Math.log(2));
       const scale = 2 ** bits;
       return filterCodec({
         name,
         json: { digits, dtype: dtypeJson, astype: astypeJson },
         encodedSpec: retype(astype),
         encode(data: DataArray, spec: ChunkSpec) {
+          // numpy 1.24: np.around(scale * x) / scale with a Python float scale, then astype.
           const n = count(spec.shape);
           const src = data as unknown as ArrayLike<number>;
-          const out = astype.allocate(n);
+          const out = astype.allocate(n) as unknown as { [i: number]: Num };
+          const tIn = npType(dtype);
+          const t1 = resultType(tIn, scale, "float");
+          const t2 = resultType(t1, scale, "float");
+          const tOut = npType(astype);
           for (let i = 0; i < n; i++) {
-            const t = roundHalfEven(toPrecision(scale * src[i], dtype));
-            store(out, astype, i, toPrecision(t / scale, dtype));
+            const m = roundHalfEven(npArith("*", npCast(src[i], tIn, t1), scale, t1) as number);
+            out[i] = npCast(npArith("/", npCast(m, t1, t2), scale, t2), t2, tOut);
           }
-          return out;
+          return out as unknown as DataArray;
         },
-        decode: (data: DataArray, spec: ChunkSpec) => cast(data, dtype, count(spec.shape)),
+        decode: (data: DataArray, spec: ChunkSpec) => cast(data, astype, dtype, count(spec.shape)),
       });
     },
     "quantize",
@@ -154,15 +184,18 @@ function astypeFactory(name: string) {
       config.only(["encode_dtype", "decode_dtype"]);
       const { dataType: enc, json: encJson } = config.dtype("encode_dtype");
       const { dataType: dec, json: decJson } = config.dtype("decode_dtype");
-      requireNumeric(config, "encode_dtype", enc);
-      requireNumeric(config, "decode_dtype", dec);
+      // numpy casts to and from bool too (nonzero is True).
+      if (!isNumeric(enc))
+        throw config.error("encode_dtype", `must be a numeric type, got ${enc.name}`);
+      if (!isNumeric(dec))
+        throw config.error("decode_dtype", `must be a numeric type, got ${dec.name}`);
       checkInput(config, context, dec);
       return filterCodec({
         name,
         json: { encode_dtype: encJson, decode_dtype: decJson },
         encodedSpec: retype(enc),
-        encode: (data: DataArray, spec: ChunkSpec) => cast(data, enc, count(spec.shape)),
-        decode: (data: DataArray, spec: ChunkSpec) => cast(data, dec, count(spec.shape)),
+        encode: (data: DataArray, spec: ChunkSpec) => cast(data, dec, enc, count(spec.shape)),
+        decode: (data: DataArray, spec: ChunkSpec) => cast(data, enc, dec, count(spec.shape)),
       });
     },
     "astype",
