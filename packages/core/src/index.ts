@@ -61,12 +61,14 @@ export {
   createGroup,
   eraseNode,
   exists,
+  keepsEveryChunk,
   type NodeFormat,
   nodeFormatRegistry,
   type OpenOptions,
   open,
   openArray,
   openGroup,
+  V2_FILL_VALUE_FIELD,
   v3GroupContext,
 } from "./hierarchy/node.js";
 export { childKey, nodeName, nodePrefix, parentPath } from "./hierarchy/paths.js";

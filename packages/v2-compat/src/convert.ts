@@ -38,6 +38,7 @@ import {
   UnsupportedError,
   type ZarrArray,
 } from "@zarr/core";
+import { numcodecsConfig } from "./codecs/numcodecs-keys.js";
 import { DateTimeDataType } from "./dtypes/datetime.js";
 import { FixedBytesDataType } from "./dtypes/fixed-bytes.js";
 import { FixedUnicodeDataType } from "./dtypes/fixed-unicode.js";
@@ -45,7 +46,7 @@ import { StructuredDataType } from "./dtypes/structured.js";
 import { writeV2Json } from "./util/json.js";
 import { dropConsolidated } from "./v2/consolidated-cache.js";
 import { createArrayV2, createGroupV2 } from "./v2/create.js";
-import { v2FillValueJson } from "./v2/fill-value.js";
+import { v2FillJsonOf } from "./v2/fill-value.js";
 import { normalizeV2Path } from "./v2/paths.js";
 import { validateZArray } from "./v2/zarray.js";
 
@@ -196,6 +197,8 @@ export async function convertV2ToV3(
       fill_value,
       codecs: codecs as JsonObject[],
       attributes: array.attrs,
+      // The v2 fill value where v3's cannot say what a missing chunk is (see fill-value.ts).
+      ...array.metadata.extra,
     };
     const parsed = parseArrayMetadataV3(meta, childKey(p, "zarr.json"));
     await buildArrayParts(parsed.meta, parsed.dataType, parsed.fillValue, childKey(p, "zarr.json"));
@@ -219,6 +222,7 @@ export async function convertV2ToV3(
     fillValue: fill_value,
     codecs: [serializer, ...compressor],
     attributes: array.attrs,
+    extra: array.metadata.extra,
     overwrite: true,
   });
   await copyData(array, out);
@@ -267,24 +271,24 @@ export function v2DtypeOf(
 function v2Compressor(entry: JsonObject): JsonObject | undefined {
   const name = entry.name as string;
   const config = (entry.configuration ?? {}) as JsonObject;
-  if (name === "gzip") return { id: "gzip", level: config.level ?? 5 };
-  // numcodecs < 0.13 rejects a `checksum` key; frames with a checksum still decode
-  // (and are verified) everywhere, so the key is left out.
-  if (name === "zstd") return { id: "zstd", level: config.level ?? 0 };
+  if (name === "gzip") return numcodecsConfig({ id: "gzip", level: config.level ?? 5 });
+  // zstd's `checksum` is left out (numcodecs < 0.13 rejects it): checksummed frames
+  // still decode, and are verified, everywhere.
+  if (name === "zstd") return numcodecsConfig({ id: "zstd", level: config.level ?? 0 });
   if (name === "blosc") {
     const sh =
       typeof config.shuffle === "string"
         ? BLOSC_SHUFFLE.indexOf(config.shuffle)
         : (config.shuffle as number);
-    return {
+    return numcodecsConfig({
       id: "blosc",
       cname: config.cname ?? "lz4",
       clevel: config.clevel ?? 5,
       shuffle: sh,
       blocksize: config.blocksize ?? 0,
-    };
+    });
   }
-  if (name.startsWith("numcodecs.")) return { id: name.slice(10), ...config };
+  if (name.startsWith("numcodecs.")) return numcodecsConfig({ id: name.slice(10), ...config });
   return undefined;
 }
 
@@ -322,7 +326,7 @@ export function zarrayOfV3(meta: ArrayMetadataV3, dataType: DataType): JsonObjec
       break;
     }
     if (!FILTER_IDS.has(id) || id === "shuffle") return undefined;
-    filters.push({ id, ...((codecs[i].configuration ?? {}) as JsonObject) });
+    filters.push(numcodecsConfig({ id, ...((codecs[i].configuration ?? {}) as JsonObject) }));
   }
   const rest = codecs.slice(i);
   for (const c of rest.slice(0, -1)) {
@@ -342,10 +346,7 @@ export function zarrayOfV3(meta: ArrayMetadataV3, dataType: DataType): JsonObjec
   }
   const dtype = v2DtypeOf(dataType, filters.length && filters[0].dtype ? endian : endian);
   if (dtype === undefined) return undefined;
-  const fill =
-    meta.fill_value === null
-      ? null
-      : v2FillValueJson(dataType, dataType.parseFillValue(meta.fill_value, "fill_value"));
+  const fill = v2FillJsonOf(meta, dataType);
   const sep = ((meta.chunk_key_encoding.configuration ?? {}) as JsonObject).separator ?? ".";
   return {
     chunks: [...(((meta.chunk_grid.configuration ?? {}) as JsonObject).chunk_shape as number[])],
@@ -434,12 +435,22 @@ export async function convertV3ToV2(
         ? compressor
         : null,
     filters,
-    fillValue: array.fillValue.value,
+    fillValue: v2FillOption(array),
     attributes: Object.keys(array.attrs).length ? array.attrs : undefined,
     overwrite: true,
   });
   await copyData(source, out);
   return { node: out, rewritten: true };
+}
+
+/** The `fillValue` option of `createArrayV2` that gives `array`'s v2 fill value. */
+function v2FillOption(array: ZarrArray): unknown {
+  const json = v2FillJsonOf(array.metadata, array.dataType);
+  if (json === null) return null;
+  // Object arrays take their JSON as is; other types their scalar (a string would be text, not base64).
+  return array.dataType.kind === "string" || array.dataType.kind === "bytes"
+    ? json
+    : array.fillValue.value;
 }
 
 /** An in-memory copy of a (small enough) array, so it can be rewritten in place. */

@@ -123,6 +123,12 @@ export interface ArrayParts {
   readonly rebuild: (meta: ArrayMetadataV3) => Promise<ArrayParts>;
   /** The Zarr format of the stored metadata. */
   readonly zarrFormat: 2 | 3;
+  /**
+   * Store chunks equal to the fill value too (the array has no fill value for
+   * some readers, see `V2_FILL_VALUE_FIELD`): a missing chunk would not read
+   * back as the values written.
+   */
+  readonly keepFillChunks?: boolean;
 }
 
 function product(shape: readonly number[]): number {
@@ -390,7 +396,11 @@ export class ZarrArray {
   ): Promise<void> {
     const d = this.#d();
     const { codecs, dataType, fillValue } = d.parts;
-    if (!options.writeEmptyChunks && dataType.isFill(data, fillValue, 0, d.chunkLength)) {
+    if (
+      !options.writeEmptyChunks &&
+      !d.parts.keepFillChunks &&
+      dataType.isFill(data, fillValue, 0, d.chunkLength)
+    ) {
       await this.store.erase(key, options);
       return;
     }

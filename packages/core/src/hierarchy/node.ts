@@ -216,8 +216,31 @@ export async function buildArrayParts(
     codecs,
     writeMetadata: extra.writeMetadata,
     zarrFormat: extra.zarrFormat ?? 3,
+    keepFillChunks: keepsEveryChunk(meta),
     rebuild: (m) => buildArrayParts(m, dataType, fillValue, path, extra),
   };
+}
+
+/**
+ * The extension member (`{"must_understand": false, "value": <v2 fill_value>}`)
+ * that records a v2 array's `fill_value` where the v3 `fill_value` cannot say
+ * what zarr-python 2 makes of a missing chunk: `null` (no fill value:
+ * uninitialized memory, or `None` for objects), or a non-string fill of an
+ * object array (read as that Python object). `@zarr/v2-compat` sets it on the
+ * v3 form of such arrays and on v3 arrays converted from them (whose v3
+ * `fill_value` is then the data type's default), and restores the v2 value
+ * when converting back. Arrays that carry it store every chunk, even one
+ * equal to the fill value, since a missing chunk would not read back as the
+ * values written.
+ */
+export const V2_FILL_VALUE_FIELD = "v2_fill_value";
+
+/** True when `meta` carries {@link V2_FILL_VALUE_FIELD} (then every chunk is stored). */
+export function keepsEveryChunk(meta: ArrayMetadataV3): boolean {
+  const member = meta.extra[V2_FILL_VALUE_FIELD];
+  return (
+    typeof member === "object" && member !== null && !Array.isArray(member) && "value" in member
+  );
 }
 
 function docPath(path: string): string {
@@ -340,6 +363,12 @@ export interface CreateArrayOptions {
   dimensionNames?: readonly (string | null)[];
   /** User attributes. */
   attributes?: JsonObject;
+  /**
+   * Extension members of the metadata document: each an object with
+   * `"must_understand": false` (v3 core: "Extension points"), e.g.
+   * {@link V2_FILL_VALUE_FIELD}. A `MetadataError` otherwise.
+   */
+  extra?: JsonObject;
   /** Replace an existing node at the path (its data is erased). Default false. */
   overwrite?: boolean;
   signal?: AbortSignal;
@@ -449,6 +478,13 @@ export async function createArray(
     attributes: { ...(options.attributes ?? {}) },
   };
   if (options.dimensionNames) json.dimension_names = [...options.dimensionNames];
+  // Extension members are validated by the parser like those of a stored document.
+  for (const [key, value] of Object.entries(options.extra ?? {})) {
+    if (Object.hasOwn(json, key)) {
+      throw new ValueError(`${doc}: extra member "${key}" is a metadata field`, { path: p });
+    }
+    json[key] = value;
+  }
   const parsed = parseArrayMetadataV3(json, doc);
   // Build the pipeline before writing anything, so bad codec configs fail cleanly.
   const parts = await buildArrayParts(parsed.meta, parsed.dataType, parsed.fillValue, doc);

@@ -16,7 +16,7 @@ function shuffleFactory(name: string): CodecFactory {
   return {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context): BytesToBytesCodec {
-      const config = new Config("shuffle", configuration ?? {}, context.path).only(["elementsize"]);
+      const config = new Config("shuffle", configuration ?? {}, context.path);
       const size = config.integer("elementsize", 0, 1 << 20, 4);
       const check = (n: number) => {
         if (size > 1 && n % size !== 0) {
@@ -58,7 +58,7 @@ function lz4Factory(name: string): CodecFactory {
   return {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context): BytesToBytesCodec {
-      const config = new Config("lz4", configuration ?? {}, context.path).only(["acceleration"]);
+      const config = new Config("lz4", configuration ?? {}, context.path);
       const acceleration = config.integer("acceleration", -(2 ** 31), 2 ** 31 - 1, 1);
       const path = context.path;
       return {

@@ -11,7 +11,6 @@ import { store } from "./numeric.js";
 function categorizeFactory(name: string) {
   return filterFactory(
     (config, context) => {
-      config.only(["labels", "dtype", "astype"]);
       const labels = config.json.labels;
       if (!Array.isArray(labels) || labels.some((l) => typeof l !== "string"))
         throw config.error("labels", "must be a list of strings");

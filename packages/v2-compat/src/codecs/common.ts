@@ -20,7 +20,11 @@ import {
 } from "@zarr/core";
 import { parseV2DType } from "../dtypes/typestr.js";
 
-/** A configuration reader that names the codec and field on error. */
+/**
+ * A configuration reader that names the codec and field on error. Keys a codec
+ * does not read are ignored (metadata from newer numcodecs versions still
+ * opens); what we write is decided by `numcodecsConfig`.
+ */
 export class Config {
   constructor(
     readonly codec: string,
@@ -30,15 +34,6 @@ export class Config {
 
   error(field: string, why: string): CodecError {
     return new CodecError(`${this.path}: ${this.codec}: ${field}: ${why}`, { path: this.path });
-  }
-
-  /** Rejects keys other than `known` (and `id`). */
-  only(known: readonly string[]): this {
-    for (const key of Object.keys(this.json)) {
-      if (key !== "id" && !known.includes(key))
-        throw this.error(key, "unknown configuration field");
-    }
-    return this;
   }
 
   number(field: string, fallback?: number): number {

@@ -26,7 +26,7 @@ function bz2Factory(name: string): CodecFactory {
   return {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context): BytesToBytesCodec {
-      const config = new Config("bz2", configuration ?? {}, context.path).only(["level"]);
+      const config = new Config("bz2", configuration ?? {}, context.path);
       const level = config.integer("level", 1, 9, 1);
       const path = context.path;
       return {
@@ -129,12 +129,7 @@ function lzmaFactory(name: string): CodecFactory {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context): BytesToBytesCodec {
       const json = configuration ?? {};
-      const config = new Config("lzma", json, context.path).only([
-        "format",
-        "check",
-        "preset",
-        "filters",
-      ]);
+      const config = new Config("lzma", json, context.path);
       const format = config.integer("format", 0, 3, 1);
       const check = config.integer("check", -1, 10, -1);
       if (!CHECKS.includes(check))

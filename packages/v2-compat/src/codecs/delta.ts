@@ -17,7 +17,6 @@ export const numcodecsDeltaCodec = deltaFactory("numcodecs.delta");
 function deltaFactory(name: string) {
   return filterFactory(
     (config, context) => {
-      config.only(["dtype", "astype"]);
       const { dataType: dtype, json: dtypeJson } = config.dtype("dtype");
       const { dataType: astype, json: astypeJson } = config.dtype("astype", config.json.dtype);
       if (!isNumeric(dtype) || dtype.kind === "bool")

@@ -10,7 +10,6 @@ import { count, filterCodec, filterFactory } from "./common.js";
 function packbitsFactory(name: string) {
   return filterFactory(
     (config, context) => {
-      config.only([]);
       if (context.spec.dataType.kind !== "bool")
         throw config.error("dtype", `packbits encodes bool, not ${context.spec.dataType.name}`);
       const packedShape = (spec: ChunkSpec) => [1 + Math.ceil(count(spec.shape) / 8)];

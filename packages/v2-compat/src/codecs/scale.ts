@@ -35,7 +35,6 @@ function requireNumeric(config: Config, field: string, dt: DataType): void {
 function fixedScaleOffsetFactory(name: string) {
   return filterFactory(
     (config, context) => {
-      config.only(["offset", "scale", "dtype", "astype"]);
       const offset = config.number("offset");
       const scale = config.number("scale");
       const { dataType: dtype, json: dtypeJson } = config.dtype("dtype");
@@ -93,7 +92,6 @@ function fixedScaleOffsetFactory(name: string) {
 function quantizeFactory(name: string) {
   return filterFactory(
     (config, context) => {
-      config.only(["digits", "dtype", "astype"]);
       const digits = config.integer("digits", -300, 300);
       const { dataType: dtype, json: dtypeJson } = config.dtype("dtype");
       const { dataType: astype, json: astypeJson } = config.dtype("astype", config.json.dtype);
@@ -138,7 +136,6 @@ function quantizeFactory(name: string) {
 function bitroundFactory(name: string) {
   return filterFactory(
     (config, context) => {
-      config.only(["keepbits"]);
       const dt = context.spec.dataType;
       if (dt.kind !== "float" || (dt.itemSize !== 4 && dt.itemSize !== 8)) {
         throw config.error("dtype", `bitround supports float32 and float64, not ${dt.name}`);
@@ -181,7 +178,6 @@ function bitroundFactory(name: string) {
 function astypeFactory(name: string) {
   return filterFactory(
     (config, context) => {
-      config.only(["encode_dtype", "decode_dtype"]);
       const { dataType: enc, json: encJson } = config.dtype("encode_dtype");
       const { dataType: dec, json: decJson } = config.dtype("decode_dtype");
       // numpy casts to and from bool too (nonzero is True).

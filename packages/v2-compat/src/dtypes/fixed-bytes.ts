@@ -100,8 +100,14 @@ export class FixedBytesDataType extends FixedSizeDataType<Uint8Array> implements
     );
   }
 
+  /**
+   * Base64 of the bytes; for `S` without trailing NULs, as zarr-python writes
+   * a numpy `bytes_` fill value (`b"abc"` for `"abc\0\0"`: "YWJj", which
+   * {@link parseFillValue} pads back).
+   */
   fillValueToJSON(fill: FillValue): JsonValue {
-    return encodeBase64(this.checkFill(fill));
+    const bits = this.checkFill(fill);
+    return encodeBase64(this.code === "S" ? this.#value(bits) : bits);
   }
 
   getScalar(data: DataArray, i: number): Uint8Array {

@@ -22,6 +22,7 @@ import {
   type ZarrArray,
 } from "@zarr/core";
 import { lzmaFiltersJson } from "../codecs/compressors.js";
+import { numcodecsConfig } from "../codecs/numcodecs-keys.js";
 import { parseV2DType } from "../dtypes/typestr.js";
 import { writeV2Json } from "../util/json.js";
 import { dropConsolidated } from "./consolidated-cache.js";
@@ -139,11 +140,12 @@ export function zarrayFor(path: string, options: CreateArrayV2Options): ZArray {
   const dtype = parseV2DType(options.dtype, `${doc}: dtype`).json;
   const json: JsonObject = {
     chunks: [...(options.chunks ?? shape.map((n) => Math.max(n, 1)))],
-    compressor: options.compressor ? exactLzmaFilterIds(options.compressor) : null,
+    compressor: options.compressor ? numcodecsConfig(exactLzmaFilterIds(options.compressor)) : null,
     dimension_separator: options.dimensionSeparator ?? ".",
     dtype,
     fill_value: fillJson(dtype, options.fillValue, doc),
-    filters: options.filters && options.filters.length > 0 ? options.filters : null,
+    filters:
+      options.filters && options.filters.length > 0 ? options.filters.map(numcodecsConfig) : null,
     order: options.order ?? "C",
     shape,
     zarr_format: 2,

@@ -2,12 +2,32 @@
  * v2 `fill_value` encoding (v2 spec "Fill value encoding"): numbers, booleans,
  * "NaN"/"Infinity"/"-Infinity" for floats, `[re, im]` for complex, base64 for
  * `S`, `V` and structured types, strings for `U`, integer counts for
- * datetimes, and `null` (no fill value: missing chunks read as zeros).
+ * datetimes, and `null` (no fill value).
+ *
+ * This module decides what a fill value means across v2, v3 and conversions.
+ * A chunk may be left out only when every reader decodes the missing chunk to
+ * exactly the values left out. zarr-python 2 reads a missing chunk of an
+ * array whose `fill_value` is null as uninitialized memory (`None` for object
+ * arrays), and one of an object array as the fill value's Python object (so
+ * `0` for a string array is the integer 0, not ""). For those arrays our v3
+ * form carries the v2 value in the `v2_fill_value` extension member (see
+ * core's `V2_FILL_VALUE_FIELD`): every chunk is then stored, reads of missing
+ * chunks give the data type's default (zeros, "", empty bytes), a conversion
+ * to v3 keeps the member, and one back to v2 restores the exact v2 value.
  *
  * @module
  */
 
-import { type DataType, type FillValue, type JsonValue, MetadataError } from "@zarr/core";
+import {
+  type ArrayMetadataV3,
+  type DataType,
+  type FillValue,
+  type JsonObject,
+  type JsonValue,
+  keepsEveryChunk,
+  MetadataError,
+  V2_FILL_VALUE_FIELD,
+} from "@zarr/core";
 import { encodeBase64 } from "../util/base64.js";
 
 /**
@@ -59,4 +79,30 @@ export function v2FillValueJson(dataType: DataType, fill: FillValue | null): Jso
     return "NaN";
   }
   return json;
+}
+
+/**
+ * The extension members of the v3 form of a v2 array whose fill value is
+ * `json`: `v2_fill_value` when v3's `fill_value` cannot carry what v2 readers
+ * make of a missing chunk (`null`, or an object array's fill that is not the
+ * string itself).
+ */
+export function v2FillExtra(dataType: DataType, json: JsonValue, object: boolean): JsonObject {
+  const exact =
+    json !== null && (!object || (dataType.kind === "string" && typeof json === "string"));
+  return exact ? {} : { [V2_FILL_VALUE_FIELD]: { must_understand: false, value: json } };
+}
+
+/**
+ * The v2 `fill_value` for an array described by v3 metadata `meta`: the
+ * recorded v2 value when there is one; `null` for the `bytes` data type
+ * (zarr-python 2 cannot write a bytes fill value for an object array; every
+ * chunk is stored instead); otherwise the fill value's v2 JSON form.
+ */
+export function v2FillJsonOf(meta: ArrayMetadataV3, dataType: DataType): JsonValue {
+  if (keepsEveryChunk(meta)) return (meta.extra[V2_FILL_VALUE_FIELD] as JsonObject).value;
+  if (dataType.kind === "bytes") return null;
+  const fill = dataType.parseFillValue(meta.fill_value, "fill_value");
+  if (dataType.kind === "string") return fill.value as string;
+  return v2FillValueJson(dataType, fill);
 }

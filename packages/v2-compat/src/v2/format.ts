@@ -29,6 +29,7 @@ import {
 } from "@zarr/core";
 import { readJsonObject, writeV2Json } from "../util/json.js";
 import { consolidatedOf, dropConsolidated } from "./consolidated-cache.js";
+import { v2FillExtra } from "./fill-value.js";
 import { v3Form, validateZArray, type ZArray } from "./zarray.js";
 
 /** Reads a metadata document: from `.zmetadata` when it lists `key`, else from the store. */
@@ -109,7 +110,7 @@ export async function arrayFromZArray(
     fill_value: form.dataType.fillValueToJSON(form.fillValue),
     codecs: form.codecs,
     attributes,
-    extra: {},
+    extra: v2FillExtra(form.dataType, z.fill_value, form.dtype.object),
   };
   const parts = await buildArrayParts(meta, form.dataType, form.fillValue, doc, {
     writeMetadata,
