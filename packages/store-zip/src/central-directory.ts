@@ -44,6 +44,15 @@ export interface ZipEntry {
   readonly size: number;
   /** Position of the entry's local header in the source (after adjusting for prepended data). */
   readonly localHeaderOffset: number;
+  /** The name as stored (its local header must hold the same bytes). */
+  readonly nameBytes: Uint8Array;
+  /**
+   * Where the entry's space ends: the next local header in the archive (by
+   * position), or the central directory. The local header, the data and any
+   * data descriptor of the entry lie in `[localHeaderOffset, limit)`, so no two
+   * entries share a byte.
+   */
+  readonly limit: number;
 }
 
 /** The central directory: entries in archive order, and where it starts. */
@@ -160,7 +169,7 @@ function parseEntries(
   fail: (reason: string) => ZipFormatError,
 ): ZipEntry[] {
   const view = viewOf(cd);
-  const entries: ZipEntry[] = [];
+  const entries: Omit<ZipEntry, "limit">[] = [];
   let at = 0;
   while (at < cd.length) {
     if (at + CENTRAL_HEADER_SIZE > cd.length || view.getUint32(at, true) !== CENTRAL_HEADER_SIG) {
@@ -210,19 +219,62 @@ function parseEntries(
     const unsafe = unsafeNameReason(name);
     if (unsafe) throw fail(`${where} would escape the archive root: ${unsafe}`);
     const localHeaderOffset = localOffset + prepended;
-    if (localHeaderOffset + LOCAL_HEADER_SIZE + compressedSize > cdStart) {
+    const nameBytes = cd.slice(nameStart, extraStart);
+    if (localHeaderOffset + LOCAL_HEADER_SIZE + nameLength + compressedSize > cdStart) {
       throw fail(
         `${where}: its data (${compressedSize} bytes at ${localHeaderOffset}) overlaps the central directory`,
       );
     }
-    entries.push({ name, method, flags, crc32, compressedSize, size, localHeaderOffset });
+    entries.push({
+      name,
+      method,
+      flags,
+      crc32,
+      compressedSize,
+      size,
+      localHeaderOffset,
+      nameBytes,
+    });
     at = next;
   }
   // Some writers store the entry count modulo 2^16 without zip64; accept that, nothing else.
   if (entries.length !== count && entries.length % 0x10000 !== count) {
     throw fail(`central directory declares ${count} entries but holds ${entries.length}`);
   }
-  return entries;
+  return withLimits(entries, cdStart, fail);
+}
+
+/**
+ * Gives each entry its {@link ZipEntry.limit} (the next local header by
+ * position, or the central directory), failing when one entry's smallest
+ * possible extent (a local header with no extra field, then its data)
+ * reaches past the next one's local header: overlapping entries (two entries
+ * on one local header, an entry inside another's data) are how zip bombs
+ * and "one archive, two contents" attacks are built. Checked here, from the
+ * central directory alone (no reads); the rest of each local header is checked
+ * when the entry is first read.
+ */
+function withLimits(
+  entries: Omit<ZipEntry, "limit">[],
+  cdStart: number,
+  fail: (reason: string) => ZipFormatError,
+): ZipEntry[] {
+  const order = entries.map((_, i) => i);
+  order.sort((a, b) => entries[a].localHeaderOffset - entries[b].localHeaderOffset);
+  const limits = new Array<number>(entries.length);
+  for (let k = 0; k < order.length; k++) {
+    const e = entries[order[k]];
+    const limit = k + 1 < order.length ? entries[order[k + 1]].localHeaderOffset : cdStart;
+    const end = e.localHeaderOffset + LOCAL_HEADER_SIZE + e.nameBytes.length + e.compressedSize;
+    if (end > limit) {
+      const other = entries[order[k + 1]];
+      throw fail(
+        `entries ${JSON.stringify(e.name)} (${e.compressedSize} bytes at ${e.localHeaderOffset}) and ${JSON.stringify(other.name)} (local header at ${other.localHeaderOffset}) overlap`,
+      );
+    }
+    limits[order[k]] = limit;
+  }
+  return entries.map((e, i) => ({ ...e, limit: limits[i] }));
 }
 
 /** Finds extra field `id` in `[start, start + length)`; returns its data range. */

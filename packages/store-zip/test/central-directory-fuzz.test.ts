@@ -8,14 +8,23 @@
 // error (a ZarrError: ZipFormatError, UnsupportedError, ...); nothing else
 // escapes, no case hangs, every read the reader asks of its source lies
 // inside the archive, and inflating never asks for more than deflate's
-// maximum ratio of the stored bytes. FUZZ_RUNS raises the number of cases.
-import { resolveStore, ZarrError } from "@zarr/core";
+// maximum ratio of the stored bytes. Ranged and suffix reads are held to the
+// same standard as whole reads: checked ranges (the default for entries this
+// small) are slices of an original value with the entry's size and CRC-32,
+// and succeed exactly when the whole read does; unchecked ranges
+// (verifyRangedReadsUpTo: 0) are the bytes that follow a local header naming
+// the entry, and end before the next entry's local header. Mutations include
+// pointing a central directory entry at another entry's local header.
+// FUZZ_RUNS raises the number of cases.
+import { type ByteRange, rangeBounds, resolveStore, ZarrError } from "@zarr/core";
 import {
   bytesSource,
+  type CentralDirectory,
   crc32,
   inflateRaw,
   type RangeSource,
   readCentralDirectory,
+  type ZipEntry,
   ZipFormatError,
   ZipStore,
 } from "@zarr/store-zip";
@@ -145,7 +154,8 @@ type Mutation =
   | { kind: "flip"; at: number; xor: number }
   | { kind: "field"; record: number; at: number; width: 2 | 4 | 8; value: number; hi: number }
   | { kind: "cut"; at: number }
-  | { kind: "insert"; at: number; bytes: Uint8Array };
+  | { kind: "insert"; at: number; bytes: Uint8Array }
+  | { kind: "retarget"; central: number; local: number };
 
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({
@@ -167,18 +177,34 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
     at: fc.nat(),
     bytes: fc.uint8Array({ minLength: 1, maxLength: 30 }),
   }),
+  // A central directory entry pointed at another entry's local header.
+  fc.record({ kind: fc.constant("retarget" as const), central: fc.nat(), local: fc.nat() }),
 );
 
 function mutate(
   bytes: Uint8Array,
-  records: { at: number; size: number }[],
+  records: { kind: string; at: number; size: number }[],
   mutations: Mutation[],
+  base: number,
 ): Uint8Array {
   let out = bytes.slice();
+  const locals = records.filter((r) => r.kind === "local");
+  const centrals = records.filter((r) => r.kind === "central");
   for (const m of mutations) {
     if (out.length === 0) break;
     if (m.kind === "flip") out[m.at % out.length] ^= m.xor;
-    else if (m.kind === "cut") out = out.subarray(0, m.at % (out.length + 1));
+    else if (m.kind === "retarget") {
+      // Offsets are relative to the archive proper (after any prepended stub).
+      const c = centrals[m.central % centrals.length];
+      const target = locals[m.local % locals.length].at - base;
+      if (c.at + c.size > out.length) continue;
+      const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
+      // The 32-bit field, or the zip64 extra field's offset when it says 0xFFFFFFFF.
+      let field = c.at + 42;
+      if (v.getUint32(field, true) === 0xffffffff)
+        field = c.at + 46 + v.getUint16(c.at + 28, true) + 20;
+      if (field + 4 <= out.length) v.setUint32(field, target, true);
+    } else if (m.kind === "cut") out = out.subarray(0, m.at % (out.length + 1));
     else if (m.kind === "insert") {
       const at = m.at % (out.length + 1);
       const grown = new Uint8Array(out.length + m.bytes.length);
@@ -200,36 +226,118 @@ function mutate(
   return out;
 }
 
+/** How a case reads: the default streaming inflater or a custom one; ranges checked first or not. */
+const readModes = [
+  { name: "custom inflater", options: { inflateRaw: checkedInflate } },
+  { name: "streaming inflater", options: {} },
+  { name: "unchecked ranges", options: { verifyRangedReadsUpTo: 0 } },
+] as const;
+
+type Outcome = { ok: Uint8Array } | { failed: ZarrError };
+
+/** Runs `fn`: its value, or the ZarrError it threw (anything else fails the test). */
+async function outcome(fn: () => Promise<Uint8Array | undefined>): Promise<Outcome> {
+  try {
+    return { ok: (await fn())! };
+  } catch (e) {
+    if (e instanceof ZarrError && e.message.length > 0) return { failed: e };
+    throw e;
+  }
+}
+
 /**
- * Opens `bytes` and reads every key whole and in a range. Results that come
- * back must be correct: a whole value has the entry's size and CRC-32 and is
- * one of `originals` (mutations can rename entries, never invent data); a
- * ranged read of a value read whole is the same slice of it.
+ * Where an unchecked range of `entry` may come from, worked out here from the
+ * archive bytes: the bytes after a local header that names the entry, ending
+ * before the next local header of any entry (or the central directory).
+ * `undefined` when there is no such place (the reader must then fail).
  */
-async function openAndReadAll(bytes: Uint8Array, originals: Uint8Array[], rangeSeed: number) {
-  const source = checkedSource(bytes);
-  const store = await orTypedError(() => ZipStore.open(source, { inflateRaw: checkedInflate }));
+function dataPlace(
+  bytes: Uint8Array,
+  dir: CentralDirectory,
+  entry: ZipEntry,
+  index: number,
+): number | undefined {
+  const at = entry.localHeaderOffset;
+  if (at + 30 > bytes.length) return undefined;
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (v.getUint32(at, true) !== 0x04034b50) return undefined;
+  const n = v.getUint16(at + 26, true);
+  if (!same(bytes.subarray(at + 30, at + 30 + n), entry.nameBytes)) return undefined;
+  const data = at + 30 + n + v.getUint16(at + 28, true);
+  let next = dir.start;
+  dir.entries.forEach((other, i) => {
+    if (i !== index && other.localHeaderOffset >= at)
+      next = Math.min(next, other.localHeaderOffset);
+  });
+  return data + entry.compressedSize <= next ? data : undefined;
+}
+
+/**
+ * Opens `bytes` and reads every key whole, in a range and as a suffix (each
+ * range on a store of its own, so that what it returns does not lean on an
+ * earlier read). Results that come back must be correct: a whole value has
+ * the entry's size and CRC-32 and is one of `originals` (mutations can rename
+ * entries, never invent data). A checked range is the same slice of such a
+ * value, and is served exactly when the whole value is. An unchecked range is
+ * the bytes after a local header naming the entry, inside its own space.
+ */
+async function openAndReadAll(
+  bytes: Uint8Array,
+  originals: Uint8Array[],
+  rangeSeed: number,
+  mode: (typeof readModes)[number] = readModes[0],
+) {
+  const open = () => orTypedError(() => ZipStore.open(checkedSource(bytes), mode.options));
+  const store = await open();
   if (!store) return { opened: false, read: 0 };
-  const resolved = resolveStore(store);
+  const dir = store.directory;
+  const checked = !("verifyRangedReadsUpTo" in mode.options);
   let read = 0;
   for await (const key of store.list()) {
     const entry = store.entry(key)!;
-    const whole = await orTypedError(async () => (await store.get(key))!);
-    if (whole !== undefined) {
-      read++;
-      expect(whole.length).toBe(entry.size);
-      expect(crc32(whole)).toBe(entry.crc32);
-      expect(originals.some((o) => same(o, whole))).toBe(true);
-    }
     const offset = rangeSeed % (entry.size + 2);
     const length = (rangeSeed >>> 8) % (entry.size + 2);
-    const part = await orTypedError(async () => (await resolved.get(key, { offset, length }))!);
-    if (part !== undefined && whole !== undefined) {
-      expect(same(part, whole.subarray(offset, offset + length))).toBe(true);
+    const ranges: ByteRange[] = [{ offset, length }, { suffix: length }];
+    const parts: Outcome[] = [];
+    for (const range of ranges) {
+      const fresh = resolveStore((await open())!);
+      parts.push(await outcome(() => fresh.get(key, range)));
     }
-    const suffix = await orTypedError(async () => (await resolved.get(key, { suffix: length }))!);
-    if (suffix !== undefined && whole !== undefined) {
-      expect(same(suffix, whole.subarray(Math.max(0, whole.length - length)))).toBe(true);
+    const whole = await outcome(async () => (await store.get(key))!);
+    if ("ok" in whole) {
+      read++;
+      expect(whole.ok.length).toBe(entry.size);
+      expect(crc32(whole.ok)).toBe(entry.crc32);
+      expect(originals.some((o) => same(o, whole.ok))).toBe(true);
+    }
+    ranges.forEach((range, i) => {
+      const [start, end] = rangeBounds(range, entry.size);
+      const part = parts[i];
+      if (end === start) return;
+      if ("ok" in whole && "ok" in part) {
+        expect(same(part.ok, whole.ok.subarray(start, end))).toBe(true);
+      }
+      if (!("ok" in part)) return;
+      if (checked) {
+        // Checked before it was served: a slice of a value with the entry's size and CRC-32...
+        const from = originals.filter((o) => o.length === entry.size && crc32(o) === entry.crc32);
+        expect(from.some((o) => same(part.ok, o.subarray(start, end)))).toBe(true);
+        // ...and served exactly when the whole value is.
+        expect("ok" in whole).toBe(true);
+      } else if (entry.method === 0) {
+        // Unchecked: the entry's own bytes, never another entry's.
+        const index = dir.entries.indexOf(entry);
+        const data = dataPlace(bytes, dir, entry, index);
+        expect(data).toBeDefined();
+        expect(same(part.ok, bytes.subarray(data! + start, data! + end))).toBe(true);
+      }
+    });
+    if (checked && "failed" in whole && whole.failed instanceof ZipFormatError) {
+      // A damaged entry is damaged for every read of it (that is not empty).
+      ranges.forEach((range, i) => {
+        const [start, end] = rangeBounds(range, entry.size);
+        if (end > start) expect("failed" in parts[i]).toBe(true);
+      });
     }
   }
   return { opened: true, read };
@@ -240,26 +348,33 @@ async function openAndReadAll(bytes: Uint8Array, originals: Uint8Array[], rangeS
 describe("zip reader fuzzing (APPNOTE.TXT 4.3: overall format)", () => {
   it("random valid archives (data descriptors, zip64 extras and end records, comments, stubs) read back exactly", async () => {
     await fc.assert(
-      fc.asyncProperty(archiveArb, fc.nat(), async (spec, rangeSeed) => {
-        const { bytes } = buildZip(spec);
-        const expected = expectedValues(spec);
-        await timed(async () => {
-          const store = await ZipStore.open(checkedSource(bytes), { inflateRaw: checkedInflate });
-          expect(store.directory.entries.length).toBe(spec.entries.length);
-          expect(store.directory.prepended).toBe(spec.prepend.length);
-          const keys: string[] = [];
-          for await (const k of store.list()) keys.push(k);
-          expect(keys).toEqual([...expected.keys()].sort());
-          const resolved = resolveStore(store);
-          for (const [key, value] of expected) {
-            expect(same((await store.get(key))!, value)).toBe(true);
-            const offset = rangeSeed % (value.length + 1);
-            const length = (rangeSeed >>> 8) % (value.length + 1);
-            const part = await resolved.get(key, { offset, length });
-            expect(same(part!, value.subarray(offset, offset + length))).toBe(true);
-          }
-        });
-      }),
+      fc.asyncProperty(
+        archiveArb,
+        fc.nat(),
+        fc.constantFrom(...readModes),
+        async (spec, rangeSeed, mode) => {
+          const { bytes } = buildZip(spec);
+          const expected = expectedValues(spec);
+          await timed(async () => {
+            const store = await ZipStore.open(checkedSource(bytes), mode.options);
+            expect(store.directory.entries.length).toBe(spec.entries.length);
+            expect(store.directory.prepended).toBe(spec.prepend.length);
+            const keys: string[] = [];
+            for await (const k of store.list()) keys.push(k);
+            expect(keys).toEqual([...expected.keys()].sort());
+            const resolved = resolveStore(store);
+            for (const [key, value] of expected) {
+              expect(same((await store.get(key))!, value)).toBe(true);
+              const offset = rangeSeed % (value.length + 1);
+              const length = (rangeSeed >>> 8) % (value.length + 1);
+              const part = await resolved.get(key, { offset, length });
+              expect(same(part!, value.subarray(offset, offset + length))).toBe(true);
+              const suffix = await resolved.get(key, { suffix: length });
+              expect(same(suffix!, value.subarray(value.length - length))).toBe(true);
+            }
+          });
+        },
+      ),
       { seed: 42, numRuns: RUNS },
     );
   });
@@ -273,16 +388,17 @@ describe("zip reader fuzzing (APPNOTE.TXT 4.3: overall format)", () => {
         archiveArb.filter((a) => a.entries.length > 0),
         fc.array(mutationArb, { minLength: 1, maxLength: 3 }),
         fc.nat(),
-        async (spec, mutations, rangeSeed) => {
+        fc.constantFrom(...readModes),
+        async (spec, mutations, rangeSeed, mode) => {
           const { bytes, map } = buildZip(spec);
-          const mutated = mutate(bytes, map.records, mutations);
+          const mutated = mutate(bytes, map.records, mutations, spec.prepend.length);
           const originals = spec.entries.map((e) => e.data);
           await timed(async () => {
             const source = checkedSource(mutated);
             await orTypedError(() => readCentralDirectory(source));
             // The table of contents is read once: the tail (at most 128 KiB) and the directory inside the archive.
             maxReadRatio = Math.max(maxReadRatio, source.bytesRead / Math.max(1, mutated.length));
-            const r = await openAndReadAll(mutated, originals, rangeSeed);
+            const r = await openAndReadAll(mutated, originals, rangeSeed, mode);
             if (r.opened) opened++;
             valuesRead += r.read;
           });

@@ -175,12 +175,19 @@ describe("damaged and hostile archives fail with ZipFormatError, never wrong dat
     bad[40] ^= 0xff;
     await expect((await ZipStore.open(bytesSource(bad))).get("k")).rejects.toThrow(ZipFormatError);
     const stored = await zipBytes([["k", value]], { compress: false });
-    const badCrc = stored.slice();
-    badCrc[findSig(badCrc, 0x02014b50) + 16] ^= 1;
-    await expect((await ZipStore.open(bytesSource(badCrc))).get("k")).rejects.toThrow(
-      /CRC-32 mismatch/,
+    // A wrong CRC in the central directory only: the local header disagrees.
+    const centralOnly = stored.slice();
+    centralOnly[findSig(centralOnly, 0x02014b50) + 16] ^= 1;
+    await expect((await ZipStore.open(bytesSource(centralOnly))).get("k")).rejects.toThrow(
+      /local header's CRC-32 .* differs/,
     );
-    // Ranged reads of stored entries cannot be verified, but whole reads are.
+    // The same wrong CRC in both headers: the data does not match it.
+    const badCrc = centralOnly.slice();
+    badCrc[14] ^= 1;
+    for (const range of [undefined, { offset: 10, length: 5 }, { suffix: 3 }]) {
+      const store = resolveStore(await ZipStore.open(bytesSource(badCrc)));
+      await expect(store.get("k", range)).rejects.toThrow(/CRC-32 mismatch/);
+    }
     const store = await ZipStore.open(bytesSource(badCrc), { verifyChecksums: false });
     expect(await store.get("k")).toEqual(value);
   });
@@ -192,6 +199,7 @@ describe("damaged and hostile archives fail with ZipFormatError, never wrong dat
     const view = new DataView(bomb.buffer, bomb.byteOffset);
     const small = bomb.slice();
     new DataView(small.buffer).setUint32(cd + 24, 1000, true); // claims 1000 bytes
+    new DataView(small.buffer).setUint32(22, 1000, true); // in both headers
     await expect((await ZipStore.open(bytesSource(small))).get("z")).rejects.toThrow(
       /more than the declared 1000/,
     );
@@ -228,21 +236,36 @@ describe("sources", () => {
     );
     const reads: [number, number][] = [];
     const source = bytesSource(bytes);
-    const store = await ZipStore.open({
+    const counted = {
       ...source,
-      read: (o, l) => {
+      read: (o: number, l: number) => {
         reads.push([o, l]);
         return source.read(o, l);
       },
-    });
+    };
+    // Unverified ranged reads: the local header (with some slack for its extra field), then the ranges.
+    const store = await ZipStore.open(counted, { verifyRangedReadsUpTo: 0 });
     expect(reads.length).toBe(1);
     reads.length = 0;
     expect(await store.get("shard", { offset: 500, length: 10 })).toEqual(big.slice(500, 510));
     expect(await store.get("shard", { suffix: 16 })).toEqual(big.slice(-16));
-    expect(reads.map(([, l]) => l)).toEqual([30, 10, 16]);
+    expect(reads.map(([, l]) => l)).toEqual([30 + 5 + 256, 10, 16]);
     reads.length = 0;
     expect(await store.get("zarr.json")).toEqual(new Uint8Array(10));
     expect(reads.length).toBe(1);
+
+    // Verified (the default for entries up to 1 MiB): the first ranged read reads the
+    // entry whole, header and data in one request, and checks its CRC-32; concurrent
+    // ranged reads share that read; later ones read only their range.
+    reads.length = 0;
+    const checked = await ZipStore.open(counted);
+    reads.length = 0;
+    const parts = await Promise.all(
+      [0, 1000, 50_000].map((offset) => checked.get("shard", { offset, length: 10 })),
+    );
+    expect(parts).toEqual([0, 1000, 50_000].map((o) => big.slice(o, o + 10)));
+    expect(await checked.get("shard", { suffix: 16 })).toEqual(big.slice(-16));
+    expect(reads.map(([, l]) => l)).toEqual([30 + 5 + 100_000, 16]);
   });
 });
 
