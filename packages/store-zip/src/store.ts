@@ -12,6 +12,7 @@ import {
   type StoreOptions,
   throwIfAborted,
   UnsupportedError,
+  ValueTooLargeError,
   validatePrefix,
   ZarrError,
 } from "@zarr/core";
@@ -205,7 +206,7 @@ export class ZipStore {
     const [start, end] = rangeBounds(range, entry.size);
     const maxBytes = options?.maxBytes;
     if (maxBytes !== undefined && end - start > maxBytes) {
-      throw new StoreError(
+      throw new ValueTooLargeError(
         `${this.name}: entry ${JSON.stringify(entry.name)}: ${end - start} bytes asked for, more than the caller's limit of ${maxBytes} (maxBytes)`,
         { path: key },
       );
