@@ -21,6 +21,7 @@ import {
   type ReadableStore,
   rangeBounds,
   STORE_CONCURRENCY,
+  StoreError,
   type StoreOptions,
   throwIfAborted,
   validatePrefix,
@@ -110,7 +111,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     throwIfAborted(options?.signal, key);
     this.#key(key);
     validateRange(range, key);
-    const [value] = await this.#read(key, [range]);
+    const [value] = await this.#read(key, [range], options?.maxBytes);
     return value;
   }
 
@@ -141,7 +142,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       STORE_CONCURRENCY,
       async ([key, indices]) => {
         const ranges = indices.map((i) => requests[i].range);
-        const read = await this.#read(key, ranges);
+        const read = await this.#read(key, ranges, options?.maxBytes);
         indices.forEach((requestIndex, j) => {
           values[requestIndex] = read[j];
         });
@@ -151,10 +152,14 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     return values;
   }
 
-  /** Reads `ranges` of one file; all `undefined` when the key is missing. */
+  /**
+   * Reads `ranges` of one file; all `undefined` when the key is missing. A range
+   * longer than `maxBytes` is a `StoreError` before anything is read.
+   */
   async #read(
     key: string,
     ranges: readonly (ByteRange | undefined)[],
+    maxBytes?: number,
   ): Promise<(Uint8Array | undefined)[]> {
     const { path, segments } = this.#key(key);
     let handle: FileHandle;
@@ -167,13 +172,22 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       throw fsError("get", key, path, error);
     }
     try {
+      const bounds = ranges.map((range) => rangeBounds(range, size));
+      for (const [start, end] of bounds) {
+        if (maxBytes !== undefined && end - start > maxBytes) {
+          throw new StoreError(
+            `get of key ${JSON.stringify(key)} (${path}): ${end - start} bytes to read, more than the ${maxBytes} the caller accepts`,
+            { path: key },
+          );
+        }
+      }
       const values: Uint8Array[] = [];
-      for (const range of ranges) {
-        const [start, end] = rangeBounds(range, size);
+      for (const [start, end] of bounds) {
         values.push(await readAt(handle, start, end - start, this.#buffers));
       }
       return values;
     } catch (error) {
+      if (error instanceof StoreError) throw error;
       throw fsError("get", key, path, error);
     } finally {
       await handle.close();

@@ -295,6 +295,35 @@ describe("FileSystemStore never reads, writes or erases outside its root through
   );
 });
 
+describe("FileSystemStore honours StoreOptions.maxBytes before reading", () => {
+  it("a 2 GiB (sparse) file read with maxBytes of 1 MiB is a StoreError naming the key, without allocating", async () => {
+    const r = await attack(
+      `${PRELUDE}
+      const rootDir = ${JSON.stringify(root)};
+      const h = await fs.open(join(rootDir, "huge"), "w");
+      await h.truncate(2 ** 31);
+      await h.close();
+      const store = new FileSystemStore(rootDir);
+      const err = async (p) => { try { await p; return "no error"; } catch (e) { return e.name + ": " + e.message; } };
+      return {
+        whole: await err(store.get("huge", undefined, { maxBytes: 1 << 20 })),
+        partial: await err(store.getPartialValues([{ key: "huge" }], { maxBytes: 1 << 20 })),
+        suffix: await err(store.get("huge", { suffix: 2 ** 30 }, { maxBytes: 1 << 20 })),
+        small: (await store.get("huge", { offset: 5, length: 16 }, { maxBytes: 1 << 20 })).length,
+      };
+      `,
+      { maxRssMiB: 300, timeoutMs: 20_000 },
+    );
+    const refused = expect.stringMatching(/^StoreError: get of key "huge" .*more than the 1048576/);
+    expect(r.value, describeRun(r)).toEqual({
+      whole: refused,
+      partial: refused,
+      suffix: refused,
+      small: 16,
+    });
+  });
+});
+
 describe.skipIf(!linux)(
   "FileSystemStore reads only regular files: FIFOs, devices, sockets, directories",
   () => {
