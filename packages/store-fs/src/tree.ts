@@ -50,6 +50,9 @@ const DIR_FLAGS = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 export const CREATE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW | O_NOCTTY;
 
+/** How often a missing directory is created before giving up (concurrent erases remove empty ones). */
+const MKDIR_ATTEMPTS = 6;
+
 let useDescriptorPaths = process.platform === "linux" && existsSync("/proc/self/fd");
 
 /**
@@ -279,7 +282,8 @@ export class RootedTree {
       let next: Child;
       try {
         next = await openChild(dir, segments[i]);
-        if (next === undefined && create) {
+        // Create it; a concurrent erase pruning empty directories may remove it again at once.
+        for (let attempt = 0; next === undefined && create && attempt < MKDIR_ATTEMPTS; attempt++) {
           try {
             await mkdir(dir.child(segments[i]));
           } catch (error) {
