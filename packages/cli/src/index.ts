@@ -6,7 +6,7 @@
 
 export type { Command, Io } from "./command.js";
 export { copyCommand } from "./commands/copy.js";
-export { serveStore } from "./commands/serve.js";
+export { type ServeOptions, serveStore } from "./commands/serve.js";
 export { type VerifyReport, verifyHierarchy } from "./commands/verify.js";
 export { arrayJson, scalarJson } from "./format.js";
 export { type Layout, layoutOf } from "./layout.js";

@@ -3,16 +3,18 @@
  * then `rename` it over the target. POSIX `rename` (and `MoveFileEx` with
  * replace on Windows) swaps the directory entry in one step, so a reader opens
  * either the old file or the new one, never a partly written one; a reader that
- * already has the old file open keeps reading the old contents.
+ * already has the old file open keeps reading the old contents. `rename`
+ * replaces whatever entry is at the target (a link is replaced, never written
+ * through).
  *
  * @module
  */
 
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { open, rename, unlink } from "node:fs/promises";
 import { errorCode } from "./fs-errors.js";
 import { TEMP_PREFIX } from "./paths.js";
+import { CREATE_FLAGS, type Dir, type RootedTree } from "./tree.js";
 
 /**
  * How often a write is retried when its directory is missing: once to create it,
@@ -21,56 +23,52 @@ import { TEMP_PREFIX } from "./paths.js";
 const RETRIES = 6;
 
 /**
- * Atomically replaces (or creates) the file at `target` in directory `dir` with
- * `value`, creating missing parent directories. With `durable`, the file and
- * then the directory are fsynced, so the new value survives a power loss once
- * this resolves.
+ * Atomically replaces (or creates) the file `name` in the directory
+ * `dirSegments` of `tree` with `value`, creating missing directories (never
+ * through a symbolic link). With `durable`, the file and then the directory
+ * are fsynced, so the new value survives a power loss once this resolves.
  */
 export async function writeFileAtomic(
-  dir: string,
-  target: string,
+  tree: RootedTree,
+  dirSegments: readonly string[],
+  name: string,
   value: Uint8Array,
   durable: boolean,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    const temp = join(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
-    let created = false;
+    // Chunk writes mostly land in existing directories: the first open creates
+    // nothing (saves syscalls); later attempts create what is missing.
+    let dir: Dir | undefined;
     try {
-      // Chunk writes mostly land in existing directories: create them only after
-      // an open has failed for want of one (saves a syscall per write).
-      if (attempt > 0) await mkdir(dir, { recursive: true });
-      const handle = await open(temp, "wx");
-      created = true;
-      try {
-        await handle.writeFile(value);
-        if (durable) await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, target);
-      created = false;
-      if (durable) await syncDirectory(dir);
+      dir = await tree.openDir(dirSegments, attempt > 0);
+      if (dir === undefined) continue;
+      await writeIn(dir, name, value, durable);
       return;
     } catch (error) {
-      if (created) await rm(temp, { force: true }).catch(() => {});
-      // The directory does not exist (yet, or any more: a concurrent erase removed
-      // it between mkdir and open): create it and redo.
-      if (errorCode(error) === "ENOENT" && !created && attempt < RETRIES) continue;
+      // The directory went away (a concurrent erase removed it): create it and redo.
+      if (errorCode(error) === "ENOENT" && attempt < RETRIES) continue;
       throw error;
+    } finally {
+      await dir?.close();
     }
   }
 }
 
-/** Fsyncs a directory so a rename in it is durable; a no-op where directories can't be opened (Windows). */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
+async function writeIn(dir: Dir, name: string, value: Uint8Array, durable: boolean) {
+  const temp = dir.child(`${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+  const handle = await open(temp, CREATE_FLAGS, 0o666);
+  let renamed = false;
   try {
-    handle = await open(dir, "r");
-    await handle.sync();
-  } catch (error) {
-    const code = errorCode(error);
-    if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL" && code !== "EBADF") throw error;
+    try {
+      await handle.writeFile(value);
+      if (durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, dir.child(name));
+    renamed = true;
+    if (durable) await dir.sync();
   } finally {
-    await handle?.close();
+    if (!renamed) await unlink(temp).catch(() => {});
   }
 }

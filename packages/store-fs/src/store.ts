@@ -4,9 +4,10 @@
  * @module
  */
 
+import type { Dirent } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { lstat, open, readdir, rm, rmdir, stat, unlink } from "node:fs/promises";
-import { dirname, join, resolve, sep } from "node:path";
+import { lstat, readdir, rmdir, unlink } from "node:fs/promises";
+import { resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   applyWrites,
@@ -20,6 +21,7 @@ import {
   type ReadableStore,
   rangeBounds,
   STORE_CONCURRENCY,
+  StoreError,
   type StoreOptions,
   throwIfAborted,
   validatePrefix,
@@ -31,7 +33,8 @@ import { writeFileAtomic } from "./atomic.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";
 import { ReadBuffers } from "./read-buffers.js";
-import { readEntries, walkKeys } from "./walk.js";
+import { type Dir, openChild, RootedTree } from "./tree.js";
+import { openListed, readEntries, walkKeys } from "./walk.js";
 
 /** Options of {@link FileSystemStore}. */
 export interface FileSystemStoreOptions {
@@ -54,9 +57,18 @@ export interface FileSystemStoreOptions {
  * - `erase` removes the file and then each parent directory left empty, up to
  *   (not including) the root, so no empty prefix lingers in listings.
  * - A missing root directory is an empty store; the first write creates it.
- * - Symbolic links inside the root are followed when reading and listing (the
- *   directory's owner put them there); `erase` and `erasePrefix` remove links,
- *   never what they point to. Keys themselves can never leave the root.
+ * - The root may be a symbolic link: it is resolved once, at construction.
+ *   Inside the root, the store never follows a symbolic link, and reads only
+ *   regular files. Links (even to inside the root), FIFOs, sockets and devices
+ *   are not part of the store: listings skip them and never descend into a
+ *   linked directory; `get`, `getSize` and `has` of a key that is one, or whose
+ *   path runs through a linked directory, fail with a `StoreError` naming the
+ *   key (a missing target reads as missing); `set` and `erase` of such a key
+ *   replace or remove the entry itself when it is at the key, and fail with a
+ *   `StoreError` when a directory on the key's path is a link; `erasePrefix`
+ *   removes links as entries. Nothing outside the root is ever read, written
+ *   or erased. On Linux this holds even against links swapped in while the
+ *   store works (see the package README for the mechanism and its limits).
  * - Errors other than "not found" become `StoreError`s naming the key and path.
  *
  * @example
@@ -65,8 +77,18 @@ export interface FileSystemStoreOptions {
  * const tail = await store.get("c/0/0", { suffix: 16 });
  */
 export class FileSystemStore implements ReadableStore, WritableStore, ListableStore {
-  /** Absolute path of the store's root directory. */
+  /** Absolute path of the store's root directory, as given (see {@link location} for the resolved one). */
   readonly root: string;
+  /**
+   * The canonical location of the root: a `file://` URL of its real path
+   * (symbolic links resolved at construction; for a root that does not exist
+   * yet, its nearest existing ancestor's), without a trailing `/`. The path is
+   * not percent-encoded, so that `location + "/" + key` names a file the same
+   * way for a store on `dir` and one on `dir/sub`: core serializes
+   * read-modify-write of a chunk by that string.
+   */
+  readonly location: string;
+  readonly #tree: RootedTree;
   readonly #durable: boolean;
   readonly #buffers = new ReadBuffers();
   /** `set` writes the value out and keeps no reference to it. */
@@ -75,14 +97,21 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   /** @param root - the directory (a path, or a `file:` URL object). */
   constructor(root: string | URL, options: FileSystemStoreOptions = {}) {
     this.root = resolve(root instanceof URL ? fileURLToPath(root) : root);
+    this.#tree = new RootedTree(this.root);
+    this.location = fileLocation(this.#tree.root);
     this.#durable = options.durable ?? false;
+  }
+
+  /** Validates `key` and returns its path (for messages) and segments. */
+  #key(key: string): { path: string; segments: string[] } {
+    return { path: keyPath(this.#tree.root, key), segments: key.split("/") };
   }
 
   async get(key: string, range?: ByteRange, options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
-    const path = keyPath(this.root, key);
+    this.#key(key);
     validateRange(range, key);
-    const [value] = await this.#read(key, path, [range]);
+    const [value] = await this.#read(key, [range], options?.maxBytes);
     return value;
   }
 
@@ -101,7 +130,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     // Open each file once for all the ranges asked of it.
     const byKey = new Map<string, number[]>();
     for (const [i, { key, range }] of requests.entries()) {
-      keyPath(this.root, key);
+      this.#key(key);
       validateRange(range, key);
       const indices = byKey.get(key);
       if (indices) indices.push(i);
@@ -113,7 +142,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       STORE_CONCURRENCY,
       async ([key, indices]) => {
         const ranges = indices.map((i) => requests[i].range);
-        const read = await this.#read(key, keyPath(this.root, key), ranges);
+        const read = await this.#read(key, ranges, options?.maxBytes);
         indices.forEach((requestIndex, j) => {
           values[requestIndex] = read[j];
         });
@@ -123,29 +152,42 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     return values;
   }
 
-  /** Reads `ranges` of one file; all `undefined` when the key is missing. */
+  /**
+   * Reads `ranges` of one file; all `undefined` when the key is missing. A range
+   * longer than `maxBytes` is a `StoreError` before anything is read.
+   */
   async #read(
     key: string,
-    path: string,
     ranges: readonly (ByteRange | undefined)[],
+    maxBytes?: number,
   ): Promise<(Uint8Array | undefined)[]> {
+    const { path, segments } = this.#key(key);
     let handle: FileHandle;
+    let size: number;
     try {
-      handle = await open(path, "r");
+      const opened = await this.#tree.openValue(segments);
+      if (opened === undefined) return ranges.map(() => undefined); // missing, or a prefix
+      ({ handle, size } = opened);
     } catch (error) {
-      if (isNotFound(error) || errorCode(error) === "EISDIR") return ranges.map(() => undefined);
       throw fsError("get", key, path, error);
     }
     try {
-      const info = await handle.stat();
-      if (!info.isFile()) return ranges.map(() => undefined); // a directory: a prefix, not a key
+      const bounds = ranges.map((range) => rangeBounds(range, size));
+      for (const [start, end] of bounds) {
+        if (maxBytes !== undefined && end - start > maxBytes) {
+          throw new StoreError(
+            `get of key ${JSON.stringify(key)} (${path}): ${end - start} bytes to read, more than the ${maxBytes} the caller accepts`,
+            { path: key },
+          );
+        }
+      }
       const values: Uint8Array[] = [];
-      for (const range of ranges) {
-        const [start, end] = rangeBounds(range, info.size);
+      for (const [start, end] of bounds) {
         values.push(await readAt(handle, start, end - start, this.#buffers));
       }
       return values;
     } catch (error) {
+      if (error instanceof StoreError) throw error;
       throw fsError("get", key, path, error);
     } finally {
       await handle.close();
@@ -154,22 +196,24 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
 
   async getSize(key: string, options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
-    const path = keyPath(this.root, key);
+    const { path, segments } = this.#key(key);
     try {
-      const info = await stat(path);
-      return info.isFile() ? info.size : undefined;
+      const opened = await this.#tree.openValue(segments);
+      if (opened === undefined) return undefined;
+      await opened.handle.close();
+      return opened.size;
     } catch (error) {
-      if (isNotFound(error)) return undefined;
       throw fsError("getSize", key, path, error);
     }
   }
 
   async set(key: string, value: Uint8Array, options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
-    const path = keyPath(this.root, key);
+    const { path, segments } = this.#key(key);
     validateValue(value, key);
+    const name = segments.pop()!;
     try {
-      await writeFileAtomic(dirname(path), path, value, this.#durable);
+      await writeFileAtomic(this.#tree, segments, name, value, this.#durable);
     } catch (error) {
       throw fsError("set", key, path, error);
     }
@@ -184,7 +228,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     const signal = options?.signal;
     throwIfAborted(signal);
     const byKey = groupWrites(writes);
-    for (const key of byKey.keys()) keyPath(this.root, key);
+    for (const key of byKey.keys()) this.#key(key);
     await mapConcurrent(
       [...byKey],
       STORE_CONCURRENCY,
@@ -198,22 +242,33 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
 
   async erase(key: string, options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
-    const path = keyPath(this.root, key);
+    const { path, segments } = this.#key(key);
+    const name = segments.pop()!;
+    let dir: Dir | undefined;
     try {
-      await unlink(path);
+      dir = await this.#tree.openDir(segments, false);
+      if (dir === undefined) return;
+      try {
+        // unlink never follows a link: a link at the key is removed, not its target.
+        await unlink(dir.child(name));
+      } catch (error) {
+        if (isNotFound(error)) return;
+        const code = errorCode(error);
+        // unlink of a directory fails with EISDIR (Linux) or EPERM (macOS): a prefix, not a key.
+        if ((code === "EISDIR" || code === "EPERM") && (await isDirectory(dir.child(name)))) return;
+        throw error;
+      }
     } catch (error) {
-      if (isNotFound(error)) return;
-      const code = errorCode(error);
-      // unlink of a directory fails with EISDIR (Linux) or EPERM (macOS): a prefix, not a key.
-      if ((code === "EISDIR" || code === "EPERM") && (await isDirectory(path))) return;
       throw fsError("erase", key, path, error);
+    } finally {
+      await dir?.close();
     }
-    await this.#removeEmptyParents(dirname(path));
+    await this.#removeEmptyParents(segments);
   }
 
   async eraseValues(keys: readonly string[], options?: StoreOptions) {
     throwIfAborted(options?.signal);
-    for (const key of keys) keyPath(this.root, key);
+    for (const key of keys) this.#key(key);
     await mapConcurrent(
       [...new Set(keys)],
       STORE_CONCURRENCY,
@@ -222,50 +277,47 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     );
   }
 
-  /** Removes the directory of `prefix` (`""`: everything inside the root, keeping the root). */
+  /**
+   * Removes the directory of `prefix` (`""`: everything inside the root,
+   * keeping the root). Symbolic links inside are removed as entries, never
+   * followed; a prefix that is itself a link removes the link.
+   */
   async erasePrefix(prefix: string, options?: StoreOptions) {
     throwIfAborted(options?.signal, prefix);
     validatePrefix(prefix);
-    const path = prefixPath(this.root, prefix);
+    const path = prefixPath(this.#tree.root, prefix);
+    const segments = prefix === "" ? [] : prefix.slice(0, -1).split("/");
+    const name = segments.pop();
+    let parent: Dir | undefined;
     try {
-      if (prefix === "") {
-        const names = await readdir(path).catch((error: unknown) => {
-          if (isNotFound(error)) return [];
-          throw error;
-        });
-        for (const name of names) await rm(join(path, name), { recursive: true, force: true });
+      parent = await this.#tree.openDir(segments, false);
+      if (parent === undefined) return;
+      if (name === undefined) {
+        await removeContents(parent);
         return;
       }
-      let info: Awaited<ReturnType<typeof lstat>>;
-      try {
-        info = await lstat(path);
-      } catch (error) {
-        if (isNotFound(error)) return;
-        throw error;
-      }
-      if (info.isDirectory()) {
-        // rm never follows symbolic links: links inside are removed, not their targets.
-        await rm(path, { recursive: true, force: true });
-      } else if (info.isSymbolicLink() && (await isDirectory(path))) {
-        await unlink(path);
-      } else {
-        return; // a file: a key, not a prefix
-      }
+      if (!(await removeEntry(parent, name, "prefix"))) return; // a file: a key, not a prefix
     } catch (error) {
       throw fsError("erasePrefix", prefix, path, error);
+    } finally {
+      await parent?.close();
     }
-    await this.#removeEmptyParents(dirname(path));
+    await this.#removeEmptyParents(segments);
   }
 
-  /** Removes `dir` and its parents while they are empty, stopping below the root. */
-  async #removeEmptyParents(dir: string): Promise<void> {
-    while (dir.startsWith(this.root + sep)) {
+  /** Removes the directories of `segments` and their parents while they are empty, stopping below the root. */
+  async #removeEmptyParents(segments: readonly string[]): Promise<void> {
+    for (let n = segments.length; n > 0; n--) {
+      let parent: Dir | undefined;
       try {
-        await rmdir(dir);
+        parent = await this.#tree.openDir(segments.slice(0, n - 1), false);
+        if (parent === undefined) return;
+        await rmdir(parent.child(segments[n - 1]));
       } catch {
-        return; // not empty (or in use, or already gone): leave it
+        return; // not empty (or in use, or already gone, or not ours): leave it
+      } finally {
+        await parent?.close();
       }
-      dir = dirname(dir);
     }
   }
 
@@ -276,9 +328,10 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   async *listPrefix(prefix: string, options?: StoreOptions): AsyncGenerator<string> {
     throwIfAborted(options?.signal, prefix);
     validatePrefix(prefix);
-    const path = prefixPath(this.root, prefix);
+    const path = prefixPath(this.#tree.root, prefix);
+    const segments = prefix === "" ? [] : prefix.slice(0, -1).split("/");
     try {
-      yield* walkKeys(path, prefix, options?.signal);
+      yield* walkKeys(this.#tree, segments, prefix, options?.signal);
     } catch (error) {
       if (errorCode(error) === undefined) throw error;
       throw fsError("listPrefix", prefix, path, error);
@@ -288,16 +341,20 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   async listDir(prefix: string, options?: StoreOptions): Promise<DirListing> {
     throwIfAborted(options?.signal, prefix);
     validatePrefix(prefix);
-    const path = prefixPath(this.root, prefix);
-    let entries: Awaited<ReturnType<typeof readEntries>>;
+    const path = prefixPath(this.#tree.root, prefix);
+    const segments = prefix === "" ? [] : prefix.slice(0, -1).split("/");
+    const listing: DirListing = { keys: [], prefixes: [] };
+    let dir: Dir | undefined;
     try {
-      entries = await readEntries(path);
+      dir = await openListed(this.#tree, segments);
+      if (dir === undefined) return listing;
+      for (const entry of (await readEntries(dir)) ?? []) {
+        (entry.kind === "file" ? listing.keys : listing.prefixes).push(entry.name);
+      }
     } catch (error) {
       throw fsError("listDir", prefix, path, error);
-    }
-    const listing: DirListing = { keys: [], prefixes: [] };
-    for (const entry of entries ?? []) {
-      (entry.kind === "file" ? listing.keys : listing.prefixes).push(entry.name);
+    } finally {
+      await dir?.close();
     }
     return listing;
   }
@@ -324,8 +381,81 @@ async function readAt(
 
 async function isDirectory(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    return (await lstat(path)).isDirectory();
   } catch {
     return false;
   }
+}
+
+/** How often a directory is emptied again when a concurrent write adds to it. */
+const REMOVE_RETRIES = 3;
+
+/** Removes everything inside `dir` (never following links: they are removed as entries). */
+async function removeContents(dir: Dir): Promise<void> {
+  let dirents: Dirent[];
+  try {
+    dirents = await readdir(dir.self, { withFileTypes: true });
+  } catch (error) {
+    if (isNotFound(error)) return;
+    throw error;
+  }
+  for (const dirent of dirents) {
+    await removeEntry(dir, dirent.name, dirent.isDirectory() ? "tree" : "any");
+  }
+}
+
+/**
+ * Removes the entry `name` of `dir`: a directory with everything in it, or
+ * anything else (a link, a file) as an entry. With `"prefix"`, only a
+ * directory or a link is removed, and a regular file is left (false).
+ */
+async function removeEntry(
+  dir: Dir,
+  name: string,
+  what: "prefix" | "tree" | "any",
+): Promise<boolean> {
+  const path = dir.child(name);
+  if (what === "any") {
+    try {
+      await unlink(path);
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return true;
+      const code = errorCode(error);
+      if (code !== "EISDIR" && code !== "EPERM") throw error;
+    }
+  }
+  for (let attempt = 0; ; attempt++) {
+    const sub = await openChild(dir, name);
+    if (sub === undefined) return true;
+    if (sub === "other" && what === "prefix") return false;
+    if (typeof sub === "string") {
+      await unlink(path).catch((error: unknown) => {
+        if (!isNotFound(error)) throw error;
+      });
+      return true;
+    }
+    try {
+      await removeContents(sub);
+    } finally {
+      await sub.close();
+    }
+    try {
+      await rmdir(path);
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return true;
+      // A concurrent write created something in it meanwhile: empty it again.
+      if (errorCode(error) !== "ENOTEMPTY" || attempt >= REMOVE_RETRIES) throw error;
+    }
+  }
+}
+
+/**
+ * A `file://` URL of an absolute path, not percent-encoded (keys are appended
+ * to it as they are), without a trailing `/`.
+ */
+function fileLocation(path: string): string {
+  const slashed = sep === "\\" ? path.replaceAll("\\", "/") : path;
+  return `file://${slashed.startsWith("/") ? "" : "/"}${slashed}`.replace(/\/+$/, "");
 }

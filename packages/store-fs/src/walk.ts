@@ -1,36 +1,33 @@
 /**
- * Directory walking for the listing operations.
+ * Directory walking for the listing operations. Only regular files are keys
+ * and only real directories are descended into: symbolic links, FIFOs,
+ * sockets and devices are not part of the store and are skipped.
  *
  * @module
  */
 
 import type { Dirent } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir } from "node:fs/promises";
 import { isValidKey, throwIfAborted } from "@zarr/core";
 import { isNotFound } from "./fs-errors.js";
 import { isTempName } from "./paths.js";
-
-/** What a directory entry is, symbolic links resolved. */
-export type EntryKind = "file" | "dir" | "other";
+import { type Dir, openChild, type RootedTree, UnsafePathError } from "./tree.js";
 
 /** A directory entry that can be part of a key. */
 export interface Entry {
   name: string;
-  kind: EntryKind;
-  /** `dev:ino` of a directory, to detect symbolic link cycles. */
-  id?: string;
+  kind: "file" | "dir";
 }
 
 /**
- * The entries of `dir`, sorted by name, without temporary files, names that
- * are not valid key segments, and broken links. `undefined` when `dir` does
- * not exist or is not a directory.
+ * The entries of `dir` that are regular files or directories, sorted by name,
+ * without temporary files and names that are not valid key segments.
+ * `undefined` when the directory is gone.
  */
-export async function readEntries(dir: string): Promise<Entry[] | undefined> {
+export async function readEntries(dir: Dir): Promise<Entry[] | undefined> {
   let dirents: Dirent[];
   try {
-    dirents = await readdir(dir, { withFileTypes: true });
+    dirents = await readdir(dir.self, { withFileTypes: true });
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;
@@ -39,54 +36,48 @@ export async function readEntries(dir: string): Promise<Entry[] | undefined> {
   for (const dirent of dirents) {
     const name = dirent.name;
     if (isTempName(name) || !isValidKey(name)) continue;
-    const kind = await entryKind(dir, dirent);
-    if (kind !== "other") entries.push({ name, kind });
+    // Dirent types come from the directory itself (lstat semantics): links are links.
+    if (dirent.isFile()) entries.push({ name, kind: "file" });
+    else if (dirent.isDirectory()) entries.push({ name, kind: "dir" });
   }
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-async function entryKind(dir: string, dirent: Dirent): Promise<EntryKind> {
-  if (dirent.isFile()) return "file";
-  if (dirent.isDirectory()) return "dir";
-  if (!dirent.isSymbolicLink()) return "other";
+/** The directory of `segments` for listing: `undefined` when missing, not a directory, or reached through a link. */
+export async function openListed(
+  tree: RootedTree,
+  segments: readonly string[],
+): Promise<Dir | undefined> {
   try {
-    const target = await stat(join(dir, dirent.name));
-    return target.isFile() ? "file" : target.isDirectory() ? "dir" : "other";
+    return await tree.openDir(segments, false);
   } catch (error) {
-    if (isNotFound(error) || (error as { code?: string }).code === "ELOOP") return "other";
-    throw error;
-  }
-}
-
-async function directoryId(dir: string): Promise<string | undefined> {
-  try {
-    const s = await stat(dir);
-    return s.isDirectory() ? `${s.dev}:${s.ino}` : undefined;
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
+    if (error instanceof UnsafePathError) return undefined;
     throw error;
   }
 }
 
 /**
- * Yields the key of every file under `dir`, as `keyPrefix + relative path`,
- * depth first in name order. Symbolic links are followed; a link back to one of
- * its own ancestors (a cycle) is skipped.
+ * Yields the key of every regular file under the directory `segments`, as
+ * `keyPrefix + relative path`, depth first in name order.
  */
 export async function* walkKeys(
-  dir: string,
+  tree: RootedTree,
+  segments: readonly string[],
   keyPrefix: string,
   signal?: AbortSignal,
 ): AsyncGenerator<string> {
-  const rootId = await directoryId(dir);
-  if (rootId === undefined) return;
-  yield* walk(dir, keyPrefix, new Set([rootId]), signal);
+  const dir = await openListed(tree, segments);
+  if (dir === undefined) return;
+  try {
+    yield* walk(dir, keyPrefix, signal);
+  } finally {
+    await dir.close();
+  }
 }
 
 async function* walk(
-  dir: string,
+  dir: Dir,
   keyPrefix: string,
-  ancestors: ReadonlySet<string>,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<string> {
   throwIfAborted(signal, keyPrefix);
@@ -98,9 +89,12 @@ async function* walk(
       yield key;
       continue;
     }
-    const path = join(dir, entry.name);
-    const id = await directoryId(path);
-    if (id === undefined || ancestors.has(id)) continue;
-    yield* walk(path, `${key}/`, new Set([...ancestors, id]), signal);
+    const sub = await openChild(dir, entry.name);
+    if (sub === undefined || typeof sub === "string") continue; // gone, or no longer a directory
+    try {
+      yield* walk(sub, `${key}/`, signal);
+    } finally {
+      await sub.close();
+    }
   }
 }

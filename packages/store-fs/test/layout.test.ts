@@ -88,6 +88,20 @@ describe("FileSystemStore layout", () => {
     expect(await tree(root)).toEqual(["d/", "d/k200"]);
   });
 
+  it("set survives concurrent erases pruning several levels of the directories it creates", async () => {
+    const store = new FileSystemStore(root);
+    await store.set("d/e/f/k0", utf8("0"));
+    for (let i = 1; i <= 200; i++) {
+      await Promise.all([
+        store.set(`d/e/f/k${i}`, utf8(String(i))),
+        store.erase(`d/e/f/k${i - 1}`),
+        store.set(`d/e/g${i % 2}`, utf8("x")),
+        store.erase(`d/e/g${(i + 1) % 2}`),
+      ]);
+    }
+    expect(await tree(root)).toEqual(["d/", "d/e/", "d/e/f/", "d/e/f/k200", "d/e/g0"]);
+  });
+
   it("erasePrefix('') empties the root but keeps it", async () => {
     const store = new FileSystemStore(root);
     await store.set("a/b", utf8("1"));
