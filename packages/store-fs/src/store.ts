@@ -24,6 +24,7 @@ import {
   StoreError,
   type StoreOptions,
   throwIfAborted,
+  ValueTooLargeError,
   validatePrefix,
   validateRange,
   validateValue,
@@ -175,7 +176,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       const bounds = ranges.map((range) => rangeBounds(range, size));
       for (const [start, end] of bounds) {
         if (maxBytes !== undefined && end - start > maxBytes) {
-          throw new StoreError(
+          throw new ValueTooLargeError(
             `get of key ${JSON.stringify(key)} (${path}): ${end - start} bytes to read, more than the ${maxBytes} the caller accepts`,
             { path: key },
           );

@@ -139,7 +139,7 @@ export interface AttackResult {
   readonly value?: unknown;
   /** What it threw, when it threw. */
   readonly error?: { readonly name: string; readonly message: string; readonly path?: string };
-  /** Peak RSS (MiB) the child measured for itself at the end (`process.resourceUsage`). */
+  /** Peak RSS (MiB) of the child: its own VmHWM at the end, or the watchdog's last reading. */
   readonly peakRssMiB: number;
   readonly elapsedMs: number;
   /** Set when the watchdog killed the child. */
@@ -171,17 +171,20 @@ export async function attack(
   options: Omit<GuardedOptions, "input"> & { nodeArgs?: readonly string[] } = {},
 ): Promise<AttackResult> {
   const program = `
-const report = (r) => {
-  const peak = process.resourceUsage().maxRSS / 1024;
+const report = async (r) => {
+  // VmHWM, not resourceUsage().maxRSS: the latter keeps the parent's peak across fork and exec.
+  const { readFileSync } = await import("node:fs");
+  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"));
+  const peak = m ? Number(m[1]) / 1024 : 0;
   process.stdout.write(${JSON.stringify(MARK)} + JSON.stringify({ ...r, peak }) + "\\n", () => process.exit(0));
 };
 try {
   const value = await (async () => {
 ${body}
   })();
-  report({ value: value === undefined ? null : value });
+  await report({ value: value === undefined ? null : value });
 } catch (e) {
-  report({ error: { name: e?.name ?? typeof e, message: String(e?.message ?? e), path: e?.path } });
+  await report({ error: { name: e?.name ?? typeof e, message: String(e?.message ?? e), path: e?.path } });
 }
 `;
   const run = await runGuarded(

@@ -296,7 +296,7 @@ describe("FileSystemStore never reads, writes or erases outside its root through
 });
 
 describe("FileSystemStore honours StoreOptions.maxBytes before reading", () => {
-  it("a 2 GiB (sparse) file read with maxBytes of 1 MiB is a StoreError naming the key, without allocating", async () => {
+  it("a 2 GiB (sparse) file read with maxBytes of 1 MiB is a ValueTooLargeError (a StoreError) naming the key, without allocating", async () => {
     const r = await attack(
       `${PRELUDE}
       const rootDir = ${JSON.stringify(root)};
@@ -314,7 +314,7 @@ describe("FileSystemStore honours StoreOptions.maxBytes before reading", () => {
       `,
       { maxRssMiB: 300, timeoutMs: 20_000 },
     );
-    const refused = expect.stringMatching(/^StoreError: get of key "huge" .*more than the 1048576/);
+    const refused = expect.stringMatching(/^ValueTooLargeError: get of key "huge" .*more than the 1048576/);
     expect(r.value, describeRun(r)).toEqual({
       whole: refused,
       partial: refused,
