@@ -1,1 +1,2 @@
+export * from "./bombs.js";
 export * from "./watchdog.js";
