@@ -11,6 +11,7 @@ import {
   type CodecContext,
   CodecError,
   type CodecFactory,
+  type CodecOptions,
   codecRegistry,
   type JsonObject,
   type JsonValue,
@@ -27,6 +28,8 @@ import {
 import {
   compressGen,
   decompressGen,
+  HEADER_SIZE,
+  MAX_BUFFER_SIZE,
   needsEngine,
   parseHeader,
   runAsync,
@@ -127,12 +130,44 @@ export class BloscCodec implements BytesToBytesCodec {
   }
 
   /**
-   * Decompresses a Blosc 1 chunk of any compressor. `decodedSize`, when given,
-   * bounds the header's uncompressed size; a larger one is a `CodecError`.
+   * The most bytes an encoding of `decodedSize` bytes can take: c-blosc
+   * writes at most `decodedSize + 16` (it stores the chunk memcpyed when
+   * compression would take more); the bound leaves room for writers that do
+   * not, with block offsets and stream headers for blocks of 128 bytes and
+   * more: `decodedSize + decodedSize / 16 + 1024`.
    */
-  decode(bytes: Uint8Array, decodedSize?: number): Uint8Array | Promise<Uint8Array> {
+  maxEncodedSize(decodedSize: number): number {
+    return decodedSize + Math.floor(decodedSize / 16) + 1024 + HEADER_SIZE;
+  }
+
+  /**
+   * Decompresses a Blosc 1 chunk of any compressor. `decodedSize`, when
+   * given, is the exact size: a header with another `nbytes` is a
+   * `CodecError`. Without it, `nbytes` may be at most
+   * `options.maxDecodedSize` (else Blosc's own limit, 2 GiB - 17 bytes):
+   * a larger one is a `CodecError` before anything is allocated. The
+   * output, of the header's size, is allocated only after every block and
+   * stream header has been checked against the chunk (each compressed
+   * stream must be able to produce its share: at most 256 bytes per
+   * byte for blosclz/lz4, 32768 for zstd).
+   */
+  decode(
+    bytes: Uint8Array,
+    decodedSize?: number,
+    options?: CodecOptions,
+  ): Uint8Array | Promise<Uint8Array> {
     const path = this.context.path;
-    const header = parseHeader(bytes, decodedSize, path);
+    const header = parseHeader(
+      bytes,
+      decodedSize ?? options?.maxDecodedSize ?? MAX_BUFFER_SIZE,
+      path,
+    );
+    if (decodedSize !== undefined && header.nbytes !== decodedSize) {
+      throw new CodecError(
+        `blosc: header nbytes ${header.nbytes} differs from the expected decoded size ${decodedSize}`,
+        { path },
+      );
+    }
     if (!needsEngine(header)) return runSync(decompressGen(bytes, header, undefined, path));
     const engine = this.#engine(FORMAT_NAMES[header.format], 5);
     if (engine instanceof Promise) {

@@ -168,6 +168,8 @@ describe.skipIf(!python)("blosc interop with c-blosc (python-blosc)", () => {
         const out = await codec.decode(ref, c.size);
         if (Buffer.compare(out, inputs.get(c.size)!) !== 0)
           failures.push(`${JSON.stringify(c)}: differs`);
+        if (ref.length > codec.maxEncodedSize(c.size))
+          failures.push(`${JSON.stringify(c)}: ${ref.length} bytes > maxEncodedSize`);
       } catch (e) {
         failures.push(`${JSON.stringify(c)}: ${(e as Error).message}`);
       }

@@ -16,6 +16,22 @@ import { engine } from "#engine";
 import { parseLevel } from "./config.js";
 import { type DeflateEngine, type DeflateFormat, EngineError } from "./engine/types.js";
 
+/**
+ * The most bytes {@link DeflateCodec.decode} produces when it is given
+ * neither an exact `decodedSize` nor `options.maxDecodedSize` (a direct call
+ * outside a pipeline): 1 GiB.
+ */
+export const DEFAULT_MAX_DECODED_SIZE = 1 << 30;
+
+/**
+ * Room {@link DeflateCodec.maxEncodedSize} leaves for what surrounds the
+ * deflate data: gzip's optional header fields (FEXTRA up to 64 KiB, FNAME and
+ * FCOMMENT), further members and zero padding; zlib's header, dictionary id
+ * and trailer.
+ */
+const GZIP_FRAMING = 256 * 1024;
+const ZLIB_FRAMING = 64 * 1024;
+
 /** Options of {@link DeflateCodec}. */
 export interface DeflateCodecOptions {
   /** Compression level 0 (store) .. 9 (smallest). */
@@ -64,15 +80,35 @@ export class DeflateCodec implements BytesToBytesCodec {
     return this.#engine.compress(bytes, this.format, this.level);
   }
 
-  /** Decodes; with `decodedSize`, a larger output is a `CodecError` and is never fully allocated. */
+  /**
+   * The most bytes an encoding of `decodedSize` bytes can take, for any
+   * writer: `2 * decodedSize` for the deflate data (literals of up to 15 bits
+   * plus block headers stay under 2 bytes per byte; zlib's stored-block
+   * worst case is about 1.03 bytes per byte) plus 256 KiB (gzip) or 64 KiB
+   * (zlib) for the framing.
+   */
+  maxEncodedSize(decodedSize: number): number {
+    return 2 * decodedSize + (this.format === "gzip" ? GZIP_FRAMING : ZLIB_FRAMING);
+  }
+
+  /**
+   * Decodes. `decodedSize` is the exact size (any other is a `CodecError`;
+   * a larger output is never fully allocated). Without it the output may
+   * have at most `options.maxDecodedSize` bytes (else
+   * {@link DEFAULT_MAX_DECODED_SIZE}): decoding grows its output as it goes
+   * and stops with a `CodecError` as soon as it passes that bound.
+   */
   async decode(
     bytes: Uint8Array,
     decodedSize?: number,
     options?: CodecOptions,
   ): Promise<Uint8Array> {
     throwIfAborted(options?.signal, this.#path);
+    const exact = decodedSize !== undefined;
+    const max = decodedSize ?? options?.maxDecodedSize ?? DEFAULT_MAX_DECODED_SIZE;
+    let out: Uint8Array;
     try {
-      return await this.#engine.decompress(bytes, this.format, decodedSize);
+      out = await this.#engine.decompress(bytes, this.format, max, exact);
     } catch (e) {
       const reason = e instanceof EngineError ? e.message : String(e);
       throw new CodecError(
@@ -80,6 +116,13 @@ export class DeflateCodec implements BytesToBytesCodec {
         { path: this.#path, cause: e },
       );
     }
+    if (exact && out.length !== decodedSize) {
+      throw new CodecError(
+        `${this.name} codec at "${this.#path}": decoded ${out.length} bytes, expected ${decodedSize}`,
+        { path: this.#path },
+      );
+    }
+    return out;
   }
 }
 

@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 export {
+  DEFAULT_MAX_DECODED_SIZE,
   DeflateCodec,
   type DeflateCodecOptions,
   gzipCodec,

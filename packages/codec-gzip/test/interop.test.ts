@@ -84,6 +84,8 @@ describe.skipIf(!python)("interop with numcodecs (C zlib via python)", () => {
           expect(sameBytes(await zl.decode(z, data.length), data), `${name} zlib ${level}`).toBe(
             true,
           );
+          expect(g.length).toBeLessThanOrEqual(gz.maxEncodedSize(data.length));
+          expect(z.length).toBeLessThanOrEqual(zl.maxEncodedSize(data.length));
         }
       }
     });
@@ -97,6 +99,9 @@ describe.skipIf(!python)("interop with numcodecs (C zlib via python)", () => {
           data.length,
         );
         expect(sameBytes(out, data)).toBe(true);
+        expect(twoMembers.length).toBeLessThanOrEqual(
+          new DeflateCodec("gzip", { level: 1 }).maxEncodedSize(data.length),
+        );
       }
     });
   });

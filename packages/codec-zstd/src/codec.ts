@@ -13,11 +13,21 @@ import {
 } from "@zarr/core";
 import { parseZstdConfig, type ZstdConfig } from "./config.js";
 import { compressFrame, decompressFrame, loadZstd, ZstdError } from "./engine.js";
-import { FrameError, type FrameInfo, scanFrames } from "./frame.js";
+import { FrameError, type FrameInfo, scanFrames, withoutContentSize } from "./frame.js";
 import { xxh64Low32 } from "./xxh64.js";
 
 /** Largest output of one frame the WebAssembly heap (32-bit) is asked to hold. */
 export const MAX_FRAME_OUTPUT = 1 << 30;
+/**
+ * The most bytes {@link ZstdCodec.decode} produces when it is given neither
+ * an exact `decodedSize` nor `options.maxDecodedSize` (a direct call outside
+ * a pipeline): 1 GiB.
+ */
+export const DEFAULT_MAX_DECODED_SIZE = 1 << 30;
+/** The first output buffer of a frame whose size is not known exactly (see `#decodeBounded`). */
+const FIRST_CAPACITY = 1 << 20;
+/** Room {@link ZstdCodec.maxEncodedSize} leaves for skippable frames, seek tables and frame headers. */
+const FRAMING = 64 * 1024;
 /** libzstd's "destination buffer too small" error code. */
 const DST_TOO_SMALL = 70;
 
@@ -93,9 +103,28 @@ export class ZstdCodec implements BytesToBytesCodec {
   }
 
   /**
-   * Decodes every frame and concatenates the outputs. With `decodedSize`, an
-   * output larger than that is a `CodecError`, detected before the buffer for
-   * it is allocated.
+   * The most bytes an encoding of `decodedSize` bytes can take, for any
+   * writer: libzstd's `ZSTD_COMPRESSBOUND(n)` (`n + n/256`, plus up to 64
+   * bytes below 128 KiB), plus `n/8` for writers that split the data into
+   * many frames (each with its header and checksum) or code worse than
+   * libzstd, plus 64 KiB for skippable frames (e.g. seek tables).
+   */
+  maxEncodedSize(decodedSize: number): number {
+    const n = decodedSize;
+    const compressBound =
+      n + Math.floor(n / 256) + (n < 128 * 1024 ? Math.floor((128 * 1024 - n) / 2048) : 0);
+    return compressBound + Math.floor(n / 8) + FRAMING;
+  }
+
+  /**
+   * Decodes every frame and concatenates the outputs. `decodedSize` is the
+   * exact size (any other is a `CodecError`; frames declaring more fail
+   * before anything is allocated). Without it the output may have at most
+   * `options.maxDecodedSize` bytes (else {@link DEFAULT_MAX_DECODED_SIZE}):
+   * frames declaring more fail at once, and each frame is decoded into a
+   * buffer that starts at 1 MiB and grows fourfold while the frame needs
+   * more, so memory follows what the data holds, never what it claims, and
+   * decoding stops with a `CodecError` as soon as the bound is passed.
    */
   async decode(
     bytes: Uint8Array,
@@ -111,24 +140,84 @@ export class ZstdCodec implements BytesToBytesCodec {
         throw this.#error(`cannot decode ${bytes.length} bytes: ${e.message}`, e);
       throw e;
     }
-    const limit = decodedSize ?? Number.POSITIVE_INFINITY;
+    const exact = decodedSize !== undefined;
+    const limit = decodedSize ?? options?.maxDecodedSize ?? DEFAULT_MAX_DECODED_SIZE;
     let declared = 0;
     for (const f of frames) declared += f.contentSize ?? 0;
     if (declared > limit) {
-      throw this.#error(`frames declare ${declared} bytes, more than the expected ${decodedSize}`);
+      throw this.#error(`frames declare ${declared} bytes, more than the expected ${limit}`);
     }
     await loadZstd();
     const parts: Uint8Array[] = [];
     let total = 0;
     for (const f of frames) {
-      const out = this.#decodeFrame(bytes.subarray(f.start, f.end), f, limit - total, decodedSize);
+      throwIfAborted(options?.signal, this.#path);
+      const out = exact
+        ? this.#decodeFrame(bytes.subarray(f.start, f.end), f, limit - total, decodedSize)
+        : this.#decodeBounded(bytes, f, limit - total, limit);
       total += out.length;
       if (total > limit) {
-        throw this.#error(`decoded data exceeds the expected ${decodedSize} bytes`);
+        throw this.#error(`decoded data exceeds the expected ${limit} bytes`);
       }
       parts.push(out);
     }
+    if (exact && total !== decodedSize) {
+      throw this.#error(`decoded ${total} bytes, expected ${decodedSize}`);
+    }
     return concat(parts, total);
+  }
+
+  /**
+   * Decodes frame `info` of `bytes` into at most `room` bytes when the
+   * decoded size is only bounded. The output buffer starts at 1 MiB (or 16
+   * times the frame) and grows fourfold each time libzstd reports it too
+   * small, up to the least of `room`, the frame's block bound and its
+   * declared size. A declared size above the first buffer is removed from
+   * the header (libzstd's wrapper would allocate it whole) and checked after
+   * decoding instead. Each retry decodes again from the start: at most 1/3
+   * more work than one pass.
+   */
+  #decodeBounded(bytes: Uint8Array, info: FrameInfo, room: number, limit: number): Uint8Array {
+    if (info.contentSize !== undefined && info.contentSize > room) {
+      throw this.#error(`decoded data exceeds the expected ${limit} bytes`);
+    }
+    const cap = Math.min(info.maxSize, room);
+    let capacity = Math.min(cap, Math.max(FIRST_CAPACITY, 16 * (info.end - info.start)));
+    if (capacity > MAX_FRAME_OUTPUT) capacity = MAX_FRAME_OUTPUT;
+    const frame =
+      info.contentSize !== undefined && info.contentSize > capacity
+        ? withoutContentSize(bytes, info)
+        : bytes.subarray(info.start, info.end);
+    for (;;) {
+      let out: Uint8Array;
+      try {
+        out = decompressFrame(frame, capacity);
+      } catch (e) {
+        if (!(e instanceof ZstdError) || e.code !== DST_TOO_SMALL) {
+          throw this.#error(
+            `cannot decode frame of ${frame.length} bytes: ${(e as Error).message}`,
+            e,
+          );
+        }
+        if (capacity >= cap) {
+          if (room < info.maxSize) {
+            throw this.#error(`decoded data exceeds the expected ${limit} bytes`, e);
+          }
+          throw this.#error(`corrupt frame: ${e.message}`, e);
+        }
+        if (capacity >= MAX_FRAME_OUTPUT) {
+          throw this.#error(`a frame of more than ${MAX_FRAME_OUTPUT} bytes is not supported`);
+        }
+        capacity = Math.min(cap, capacity * 4, MAX_FRAME_OUTPUT);
+        continue;
+      }
+      if (info.contentSize !== undefined && out.length !== info.contentSize) {
+        throw this.#error(
+          `corrupt frame: it declares ${info.contentSize} bytes but holds ${out.length}`,
+        );
+      }
+      return out;
+    }
   }
 
   #decodeFrame(frame: Uint8Array, info: FrameInfo, room: number, decodedSize?: number): Uint8Array {

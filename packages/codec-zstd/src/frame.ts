@@ -165,3 +165,41 @@ function scanFrame(data: Uint8Array, start: number): FrameInfo {
     descriptorOffset,
   };
 }
+
+/**
+ * The same frame without Frame_Content_Size (RFC 8878 3.1.1.1.1), so that a
+ * decoder sizes its output from the caller's capacity instead of allocating
+ * what the header claims. A single-segment frame (whose window is its content
+ * size) gets a Window_Descriptor instead: the smallest power of two >= the
+ * content size (at least 1 KiB), with Single_Segment_flag cleared. The blocks
+ * and the checksum are unchanged; the caller must check the output length
+ * against `info.contentSize` itself.
+ */
+export function withoutContentSize(data: Uint8Array, info: FrameInfo): Uint8Array {
+  const frame = data.subarray(info.start, info.end);
+  const at = info.descriptorOffset - info.start;
+  const fhd = frame[at]!;
+  const fcsFlag = fhd >>> 6;
+  const singleSegment = (fhd & 0x20) !== 0;
+  const fcsSize = [singleSegment ? 1 : 0, 2, 4, 8][fcsFlag]!;
+  if (fcsSize === 0) return frame;
+  const dictSize = [0, 1, 2, 4][fhd & 0x03]!;
+  let windowDescriptor: number;
+  if (singleSegment) {
+    const size = info.contentSize ?? 0;
+    let log = 10;
+    while (2 ** log < size) log++;
+    windowDescriptor = (log - 10) << 3;
+  } else {
+    windowDescriptor = frame[at + 1]!;
+  }
+  const dictStart = at + 1 + (singleSegment ? 0 : 1);
+  const rest = dictStart + dictSize + fcsSize;
+  const out = new Uint8Array(at + 2 + dictSize + (frame.length - rest));
+  out.set(frame.subarray(0, at));
+  out[at] = fhd & 0x1f; // FCS_flag 0, Single_Segment_flag 0
+  out[at + 1] = windowDescriptor;
+  out.set(frame.subarray(dictStart, dictStart + dictSize), at + 2);
+  out.set(frame.subarray(rest), at + 2 + dictSize);
+  return out;
+}

@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 export {
+  DEFAULT_MAX_DECODED_SIZE,
   MAX_FRAME_OUTPUT,
   numcodecsZstdCodec,
   ZstdCodec,

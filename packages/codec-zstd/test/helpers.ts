@@ -76,3 +76,26 @@ export function cat(...parts: Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+/**
+ * A frame of `size` copies of `byte` as RLE blocks of up to 128 KiB (window
+ * 128 KiB): 4 bytes per block, so 1 GiB is 32 KiB. With `contentSize`, the
+ * header declares it (true or not).
+ */
+export function rleBlocksFrame(byte: number, size: number, contentSize?: number): Uint8Array {
+  const head = [0x28, 0xb5, 0x2f, 0xfd, contentSize === undefined ? 0x00 : 0xc0, (17 - 10) << 3];
+  if (contentSize !== undefined) {
+    for (let i = 0; i < 8; i++) head.push(Math.floor(contentSize / 2 ** (8 * i)) & 0xff);
+  }
+  const nblocks = Math.max(1, Math.ceil(size / (128 * 1024)));
+  const out = new Uint8Array(head.length + 4 * nblocks);
+  out.set(head);
+  let at = head.length;
+  for (let b = 0; b < nblocks; b++) {
+    const n = Math.min(128 * 1024, size - b * 128 * 1024);
+    const h = (b === nblocks - 1 ? 1 : 0) | (1 << 1) | (n << 3);
+    out.set([h & 0xff, (h >>> 8) & 0xff, h >>> 16, byte], at);
+    at += 4;
+  }
+  return out;
+}

@@ -87,8 +87,10 @@ describe.skipIf(!python)("interop with libzstd (numcodecs, python-zstd, zstd CLI
     for (const [i, { name, data }] of inputs.entries()) {
       for (const [j, level] of LEVELS.entries()) {
         for (const frame of [theirs[i]![2 * j]!, theirs[i]![2 * j + 1]!]) {
-          const out = await new ZstdCodec({ level }).decode(frame, data.length);
+          const codec = new ZstdCodec({ level });
+          const out = await codec.decode(frame, data.length);
           expect(sameBytes(out, data), `${name} level ${level}`).toBe(true);
+          expect(frame.length).toBeLessThanOrEqual(codec.maxEncodedSize(data.length));
         }
       }
     }
@@ -112,6 +114,7 @@ describe.skipIf(!python)("interop with libzstd (numcodecs, python-zstd, zstd CLI
         expect(frames.some((f) => f.hasChecksum)).toBe(k > 0);
         expect(sameBytes(await new ZstdCodec().decode(stream, data.length), data), name).toBe(true);
         expect(sameBytes(await new ZstdCodec().decode(stream), data), name).toBe(true);
+        expect(stream.length).toBeLessThanOrEqual(new ZstdCodec().maxEncodedSize(data.length));
         if (data.length > 0) {
           await expect(new ZstdCodec().decode(stream, data.length - 1)).rejects.toThrow(/exceeds/);
         }

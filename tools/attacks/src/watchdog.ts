@@ -174,7 +174,7 @@ export async function attack(
 const report = async (r) => {
   // VmHWM, not resourceUsage().maxRSS: the latter keeps the parent's peak across fork and exec.
   const { readFileSync } = await import("node:fs");
-  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"));
+  const m = /^VmHWM:s+(d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"));
   const peak = m ? Number(m[1]) / 1024 : 0;
   process.stdout.write(${JSON.stringify(MARK)} + JSON.stringify({ ...r, peak }) + "\\n", () => process.exit(0));
 };

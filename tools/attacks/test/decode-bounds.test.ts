@@ -141,7 +141,7 @@ function read(
   path: string,
   selection = "undefined",
   prelude = "",
-): Promise<ReturnType<typeof attack>> {
+): ReturnType<typeof attack> {
   return attack(
     `
     await import("@zarr/codec-zstd/register");

@@ -314,7 +314,9 @@ describe("FileSystemStore honours StoreOptions.maxBytes before reading", () => {
       `,
       { maxRssMiB: 300, timeoutMs: 20_000 },
     );
-    const refused = expect.stringMatching(/^ValueTooLargeError: get of key "huge" .*more than the 1048576/);
+    const refused = expect.stringMatching(
+      /^ValueTooLargeError: get of key "huge" .*more than the 1048576/,
+    );
     expect(r.value, describeRun(r)).toEqual({
       whole: refused,
       partial: refused,

@@ -23,11 +23,26 @@ type NativeDecompressor = new (
 
 const Native = (globalThis as { DecompressionStream?: NativeDecompressor }).DecompressionStream;
 
-/** The result of a native attempt: the bytes, or `undefined` to let pako decide. */
+/** The most output one byte of deflate data can stand for (RFC 1951: a 258-byte match in 2 bits). */
+const MAX_RATIO = 1032;
+/** The smallest piece of input written to a native stream at a time. */
+const MIN_PIECE = 16 * 1024;
+
+/**
+ * The result of a native attempt: the bytes, or `undefined` to let pako
+ * decide. With a mere bound (not `exact`), the input is written in pieces,
+ * each only once the output so far has been read: a native stream that
+ * inflated a whole write at once, ignoring backpressure, could otherwise
+ * produce a bomb's output before the first read; pieces of
+ * `max(16 KiB, maxSize / 1032)` bytes keep what it can produce past the bound
+ * to `max(maxSize, 16 MiB)`. (Node's stream honours backpressure within a
+ * write; an exact-size decode keeps its single write.)
+ */
 async function nativeDecompress(
   data: Uint8Array,
   format: DeflateFormat,
   maxSize: number | undefined,
+  exact: boolean,
 ): Promise<Uint8Array | undefined> {
   if (!Native) return undefined;
   let stream: TransformStream<Uint8Array, Uint8Array>;
@@ -38,9 +53,18 @@ async function nativeDecompress(
   }
   const writer = stream.writable.getWriter();
   const reader = stream.readable.getReader();
+  const piece =
+    maxSize === undefined || exact
+      ? Math.max(1, data.length)
+      : Math.max(MIN_PIECE, Math.ceil(maxSize / MAX_RATIO));
+  let stopped = false;
   // Errors surface on the reader; the writer's own promises are only observed.
-  writer.write(data).catch(() => {});
-  writer.close().catch(() => {});
+  (async () => {
+    for (let at = 0; at < data.length && !stopped; at += piece) {
+      await writer.write(data.subarray(at, at + piece));
+    }
+    if (!stopped) await writer.close();
+  })().catch(() => {});
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
@@ -49,12 +73,14 @@ async function nativeDecompress(
       if (done) break;
       total += value.length;
       if (maxSize !== undefined && total > maxSize) {
+        stopped = true;
         reader.cancel().catch(() => {});
         throw new EngineError(`decoded data exceeds the expected ${maxSize} bytes`, "too-large");
       }
       chunks.push(value);
     }
   } catch (e) {
+    stopped = true;
     if (e instanceof EngineError) throw e;
     return undefined;
   }
@@ -109,9 +135,9 @@ export const engine: DeflateEngine = {
     return (await pako()).compress(data, format, level);
   },
 
-  async decompress(data, format, maxSize) {
-    const native = await nativeDecompress(data, format, maxSize);
+  async decompress(data, format, maxSize, exact) {
+    const native = await nativeDecompress(data, format, maxSize, exact === true);
     if (native && endsAtTrailer(data, format, native)) return native;
-    return (await pako()).decompress(data, format, maxSize);
+    return (await pako()).decompress(data, format, maxSize, exact);
   },
 };

@@ -57,6 +57,16 @@ function outputChunkSize(expected: number): number {
 const MIN_CHUNK = 16 * 1024;
 const MAX_CHUNK = 64 * 1024 * 1024;
 
+/**
+ * The output chunk size when `limit` is only a bound (hostile data may claim
+ * it all): about four times the input, at most 1 MiB, so that the output
+ * grows with what the stream really holds and never starts at the bound.
+ */
+function boundedChunkSize(inputLength: number, limit: number): number {
+  return Math.min(Math.max(4 * inputLength, MIN_CHUNK), MAX_BOUNDED_CHUNK, limit + 64);
+}
+const MAX_BOUNDED_CHUNK = 1024 * 1024;
+
 function toBytes(buf: Buffer): Uint8Array {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
@@ -73,9 +83,10 @@ export const engine: DeflateEngine = {
     return toBytes(r.buffer);
   },
 
-  async decompress(data, format, maxSize) {
+  async decompress(data, format, maxSize, exact = false) {
     const [sync, async] = inflaters[format];
     // maxOutputLength must be >= 1; an output of 1 byte for maxSize 0 is rejected below.
+    // node:zlib checks it after each output chunk, sync and async alike.
     const limit = maxSize === undefined ? undefined : Math.max(1, maxSize);
     let r: Result;
     try {
@@ -83,7 +94,11 @@ export const engine: DeflateEngine = {
         data,
         limit === undefined
           ? { info: true }
-          : { info: true, maxOutputLength: limit, chunkSize: outputChunkSize(limit) },
+          : {
+              info: true,
+              maxOutputLength: limit,
+              chunkSize: exact ? outputChunkSize(limit) : boundedChunkSize(data.length, limit),
+            },
         sync,
         async,
       );

@@ -24,10 +24,17 @@ export const engine: DeflateEngine = {
     return format === "gzip" ? gzip(data, options) : deflate(data, options);
   },
 
-  async decompress(data, format, maxSize) {
-    // One output chunk one byte larger than expected: reaching that extra byte
-    // proves the stream is too large, with at most maxSize + 1 bytes allocated.
-    const chunkSize = maxSize === undefined ? DEFAULT_CHUNK : maxSize + 1;
+  async decompress(data, format, maxSize, exact) {
+    // Exact size: one output chunk one byte larger than expected; reaching that
+    // extra byte proves the stream is too large, with at most maxSize + 1
+    // bytes allocated. A mere bound is never allocated up front: chunks of
+    // 64 KiB, counted as they come.
+    const chunkSize =
+      maxSize === undefined
+        ? DEFAULT_CHUNK
+        : exact
+          ? maxSize + 1
+          : Math.min(maxSize + 1, DEFAULT_CHUNK);
     const inflater = new Inflate({ chunkSize, windowBits: format === "gzip" ? 16 + 15 : 15 });
     const chunks: Uint8Array[] = [];
     let total = 0;

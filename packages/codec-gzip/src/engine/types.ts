@@ -30,12 +30,17 @@ export interface DeflateEngine {
    * Decompresses `data`. A gzip input may hold several members (their outputs
    * are concatenated) followed by zero padding; any other trailing byte is an
    * error. `maxSize` bounds the output: the engine stops and throws
-   * `EngineError("too-large")` before allocating much more than that.
+   * `EngineError("too-large")` as soon as the output passes it, having
+   * allocated little more than that. With `exact`, `maxSize` is the exact
+   * decoded size and the engine may allocate it up front; without, it is
+   * only a bound that hostile data may claim in full, so the engine grows
+   * its output as it goes instead.
    */
   decompress(
     data: Uint8Array,
     format: DeflateFormat,
     maxSize: number | undefined,
+    exact?: boolean,
   ): Promise<Uint8Array>;
 }
 

@@ -9,8 +9,25 @@ import { lz4Compress, lz4Decompress } from "@zarr/codec-blosc/lz4";
 import { type BytesToBytesCodec, CodecError, type CodecFactory } from "@zarr/core";
 import { Config } from "./common.js";
 
-/** Largest decoded size an lz4 header may claim when the pipeline cannot bound it (1 GiB). */
-const LZ4_MAX_UNBOUNDED = 1 << 30;
+import { DEFAULT_MAX_DECODED_SIZE } from "./compressors.js";
+
+/**
+ * The most bytes an LZ4 block of `n` bytes can decode to: a match costs at
+ * least 3 bytes (token, offset) for at most 19 output bytes, and each
+ * further length byte adds at most 255; literals are one for one.
+ */
+export function lz4MaxDecodedSize(n: number): number {
+  return 255 * n;
+}
+
+/**
+ * The most bytes numcodecs' LZ4 encoding of `n` bytes can take: the 4-byte
+ * size header and LZ4's `LZ4_COMPRESSBOUND(n) = n + n/255 + 16`, with room
+ * for encoders less careful than liblz4: `n + n/128 + 64`.
+ */
+export function lz4MaxEncodedSize(n: number): number {
+  return n + Math.floor(n / 128) + 64;
+}
 
 function shuffleFactory(name: string): CodecFactory {
   return {
@@ -31,6 +48,7 @@ function shuffleFactory(name: string): CodecFactory {
         name,
         toJSON: () => ({ name, configuration: { elementsize: size } }),
         encodedSize: (n) => n,
+        maxEncodedSize: (n) => n,
         encode(bytes) {
           check(bytes.length);
           if (size <= 1) return bytes.slice();
@@ -40,7 +58,18 @@ function shuffleFactory(name: string): CodecFactory {
             for (let j = 0; j < size; j++) out[j * count + i] = bytes[i * size + j];
           return out;
         },
-        decode(bytes) {
+        decode(bytes, decodedSize, options) {
+          const limit = decodedSize ?? options?.maxDecodedSize;
+          if (
+            decodedSize !== undefined
+              ? bytes.length !== decodedSize
+              : bytes.length > (limit ?? Infinity)
+          ) {
+            throw new CodecError(
+              `${context.path}: shuffle: ${bytes.length} bytes, expected ${decodedSize === undefined ? "at most " : ""}${limit}`,
+              { path: context.path },
+            );
+          }
           check(bytes.length);
           if (size <= 1) return bytes.slice();
           const count = bytes.length / size;
@@ -72,17 +101,37 @@ function lz4Factory(name: string): CodecFactory {
           out.set(block, 4);
           return out;
         },
-        decode(bytes, decodedSize) {
+        maxEncodedSize: lz4MaxEncodedSize,
+        /**
+         * The header's size is allocated once it is known to be possible:
+         * equal to `decodedSize` when given, else at most
+         * `options.maxDecodedSize` (or 1 GiB) and at most what the block's
+         * length can decode to ({@link lz4MaxDecodedSize}).
+         */
+        decode(bytes, decodedSize, options) {
           if (bytes.length < 4)
             throw new CodecError(
               `${path}: lz4: ${bytes.length} bytes is too short for the size header`,
               { path },
             );
           const size = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-          const limit = decodedSize ?? LZ4_MAX_UNBOUNDED;
+          if (decodedSize !== undefined && size !== decodedSize) {
+            throw new CodecError(
+              `${path}: lz4: header claims ${size} decoded bytes, expected ${decodedSize}`,
+              { path },
+            );
+          }
+          const limit = decodedSize ?? options?.maxDecodedSize ?? DEFAULT_MAX_DECODED_SIZE;
           if (size > limit) {
             throw new CodecError(
               `${path}: lz4: header claims ${size} decoded bytes, at most ${limit} expected`,
+              { path },
+            );
+          }
+          const possible = lz4MaxDecodedSize(bytes.length - 4);
+          if (size > possible) {
+            throw new CodecError(
+              `${path}: lz4: header claims ${size} decoded bytes, but a block of ${bytes.length - 4} bytes holds at most ${possible}`,
               { path },
             );
           }

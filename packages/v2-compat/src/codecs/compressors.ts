@@ -6,7 +6,9 @@
  */
 import {
   type BytesToBytesCodec,
+  CodecError,
   type CodecFactory,
+  type CodecOptions,
   type JsonObject,
   type JsonValue,
   showJson,
@@ -19,8 +21,60 @@ import { lzmaCompress } from "../compress/lzma-encode.js";
 import { lzmaDecompress, type RawChain } from "../compress/lzma-formats.js";
 import { Config } from "./common.js";
 
-/** Largest decoded size accepted when the pipeline cannot bound a chunk (1 GiB). */
-const MAX_UNBOUNDED = 1 << 30;
+/**
+ * The most bytes a decoder of this package produces when it is given neither
+ * an exact `decodedSize` nor `options.maxDecodedSize` (a direct call outside
+ * a pipeline): 1 GiB.
+ */
+export const DEFAULT_MAX_DECODED_SIZE = 1 << 30;
+
+/**
+ * Runs `decompress` with the output limit of a bytes -> bytes decode: the
+ * exact `decodedSize` when known (a different length is a `CodecError`),
+ * else `options.maxDecodedSize`, else {@link DEFAULT_MAX_DECODED_SIZE}. The
+ * decoders grow their output as they go and stop at the limit; only an exact
+ * size is allocated up front.
+ */
+export function boundedDecode(
+  codec: string,
+  path: string,
+  decodedSize: number | undefined,
+  options: CodecOptions | undefined,
+  decompress: (limit: number, exact: number | undefined) => Uint8Array,
+): Uint8Array {
+  const limit = decodedSize ?? options?.maxDecodedSize ?? DEFAULT_MAX_DECODED_SIZE;
+  const out = decompress(limit, decodedSize);
+  if (decodedSize !== undefined && out.length !== decodedSize) {
+    throw new CodecError(
+      `${path}: ${codec}: decoded ${out.length} bytes, expected ${decodedSize}`,
+      {
+        path,
+      },
+    );
+  }
+  return out;
+}
+
+/**
+ * The most bytes a bzip2 encoding of `n` bytes can take: bzip2 documents
+ * `n + n/100 + 600` for one stream; `n/32 + 64 KiB` leaves room for writers
+ * that start a stream per block (pbzip2) and for their headers.
+ */
+export function bz2MaxEncodedSize(n: number): number {
+  return n + Math.floor(n / 32) + 64 * 1024;
+}
+
+/**
+ * The most bytes an lzma encoding (.xz, .lzma or raw) of `n` bytes can take:
+ * xz stores incompressible data in LZMA2 chunks of 64 KiB with 3-byte
+ * headers (liblzma's `lzma_stream_buffer_bound`: about `n + n/21845 + 100`);
+ * LZMA1 (.lzma, raw) has no stored fallback and codes random data about 1.5%
+ * larger. `n/8 + 64 KiB` covers both with room for block headers, checks,
+ * the index, several streams (xz -T) and stream padding.
+ */
+export function lzmaMaxEncodedSize(n: number): number {
+  return n + Math.floor(n / 8) + 64 * 1024;
+}
 
 function bz2Factory(name: string): CodecFactory {
   return {
@@ -34,8 +88,11 @@ function bz2Factory(name: string): CodecFactory {
         name,
         toJSON: () => ({ name, configuration: { level } }),
         encode: (bytes) => bzip2Compress(bytes, level),
-        decode: (bytes, decodedSize) =>
-          bzip2Decompress(bytes, decodedSize ?? MAX_UNBOUNDED, path, decodedSize),
+        decode: (bytes, decodedSize, options) =>
+          boundedDecode("bz2", path, decodedSize, options, (limit, exact) =>
+            bzip2Decompress(bytes, limit, path, exact),
+          ),
+        maxEncodedSize: bz2MaxEncodedSize,
       };
     },
   };
@@ -156,8 +213,11 @@ function lzmaFactory(name: string): CodecFactory {
         name,
         toJSON: () => ({ name, configuration: configJson }),
         encode: (bytes) => lzmaCompress(bytes, { format, check, preset, chain }, path),
-        decode: (bytes, decodedSize) =>
-          lzmaDecompress(bytes, format, chain, decodedSize ?? MAX_UNBOUNDED, path, decodedSize),
+        decode: (bytes, decodedSize, options) =>
+          boundedDecode("lzma", path, decodedSize, options, (limit, exact) =>
+            lzmaDecompress(bytes, format, chain, limit, path, exact),
+          ),
+        maxEncodedSize: lzmaMaxEncodedSize,
       };
     },
   };

@@ -74,7 +74,8 @@ export function lzmaAloneDecompress(
     if (size > limit)
       throw corrupt(path, CODEC, `header claims ${size} decoded bytes, at most ${limit} expected`);
   }
-  const out = new Output(limit, path, CODEC, size ?? exact);
+  // A declared size bounds the output but is not allocated: the header may lie.
+  const out = new Output(limit, path, CODEC, exact);
   decodeLzma1(input, 13, out, props, dictSize, size, path);
   return out.result();
 }
