@@ -1,1 +1,2 @@
+export * from "./hostile-http.js";
 export * from "./watchdog.js";
