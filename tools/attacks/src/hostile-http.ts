@@ -25,6 +25,8 @@ export type HostileScenario =
   | "ok"
   /** 200, chunked (no `Content-Length`), a body that never ends; `Range` ignored. */
   | "endless"
+  /** 503 (an error status, retryable), chunked, an error body that never ends. */
+  | "endless-error"
   /** 206 with the `Content-Range` asked for (total unknown), chunked, a body that never ends. */
   | "endless-206"
   /** 200 with `Content-Length: 1000000`, half of it, then silence (the socket stays open). */
@@ -62,6 +64,7 @@ export type HostileScenario =
 export const HOSTILE_SCENARIOS: readonly HostileScenario[] = [
   "ok",
   "endless",
+  "endless-error",
   "endless-206",
   "short-then-silence",
   "wrong-range-offset",
@@ -109,6 +112,7 @@ export interface HostileServer {
 const METADATA = /(^|\/)(zarr\.json|\.zarray|\.zgroup|\.zattrs|\.zmetadata)$/;
 const FAKE_TOTAL = 1_000_000_000;
 const CHUNK = new Uint8Array(64 * 1024).fill(0x5a);
+const ERROR_PIECE = `<Error><Code>SlowDown</Code><Message>${"slow ".repeat(13_000)}`;
 
 let gzipMember: Uint8Array | undefined;
 /** gzip of 64 MiB of zeros (~65 kB), computed once. */
@@ -262,6 +266,14 @@ export async function startHostileServer(
       case "endless":
         head(socket, "200 OK", { "Transfer-Encoding": "chunked" });
         if (!isHead) forever(socket, () => CHUNK, true);
+        else socket.end();
+        return;
+      case "endless-error":
+        head(socket, "503 Service Unavailable", {
+          "Transfer-Encoding": "chunked",
+          "Content-Type": "application/xml",
+        });
+        if (!isHead) forever(socket, () => ERROR_PIECE, true);
         else socket.end();
         return;
       case "endless-206":

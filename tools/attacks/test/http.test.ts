@@ -224,6 +224,12 @@ describe.concurrent("HttpStore > endless and oversized bodies", () => {
     expectStoreError(suffix, "c/0", SIZED_TOTAL, /different range|valid Content-Range|longer than/);
   });
 
+  it("an error status with an endless body is retried and reported without reading the body", async () => {
+    const r = await read("endless-error", "c/0", undefined, { store: FAST });
+    expectStoreError(r, "c/0", TOTAL, /HTTP 503/);
+    expect(r.run.peakRssMiB).toBeLessThan(150);
+  });
+
   it("a 200 body longer than its Content-Length yields the declared bytes, never more", async () => {
     const r = await read("longer-than-length", "c/0");
     expect(r.out, describeRun(r.run)).toMatchObject({ length: 100 });
