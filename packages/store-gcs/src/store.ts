@@ -550,7 +550,7 @@ function boundErrorBody(raw: RawResponse): void {
       async next(): Promise<IteratorResult<Uint8Array>> {
         if (seen >= MAX_ERROR_BODY) {
           raw.destroy?.();
-          if (raw.request && raw.request.agent) raw.request.agent.destroy?.();
+          if (raw.request?.agent) raw.request.agent.destroy?.();
           return { done: true, value: undefined };
         }
         const result = await inner.next();
