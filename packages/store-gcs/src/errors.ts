@@ -56,7 +56,9 @@ export function storeError(
     });
   }
   const status = statusOf(error);
-  const message = (error as ApiErrorShape | undefined)?.message ?? String(error);
+  const full = (error as ApiErrorShape | undefined)?.message ?? String(error);
+  // The client puts the whole error body in the message: keep the error readable.
+  const message = full.length > 1000 ? `${full.slice(0, 1000)}…` : full;
   return new StoreError(
     `GCS ${operation} of ${JSON.stringify(key)} at ${location} failed${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`,
     { path: key, cause: error },

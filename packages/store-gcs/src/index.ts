@@ -9,4 +9,11 @@
  */
 
 export { gcsStoreOpener, parseGcsUrl } from "./opener.js";
-export { type GcsRetryOptions, GcsStore, type GcsStoreOptions } from "./store.js";
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_TIMEOUT,
+  type GcsRetryOptions,
+  GcsStore,
+  type GcsStoreOptions,
+  MAX_ERROR_BODY,
+} from "./store.js";

@@ -9,7 +9,8 @@ import { GcsStore, type GcsStoreOptions } from "./store.js";
 
 /**
  * Opens `gs://bucket/prefix` URLs as {@link GcsStore}s. Options (all
- * optional): `apiEndpoint` (alias `endpoint`), `projectId`, `keyFilename`.
+ * optional): `apiEndpoint` (alias `endpoint`), `projectId`, `keyFilename`,
+ * `timeout`, `idleTimeout`, `maxBodyBytes`.
  * `STORAGE_EMULATOR_HOST` is honoured by the client. Percent-escapes in the
  * prefix are decoded.
  */
@@ -32,6 +33,17 @@ export const gcsStoreOpener: StoreOpener = {
         );
       }
       (config as unknown as Record<string, string>)[field] = value;
+    }
+    for (const name of ["timeout", "idleTimeout", "maxBodyBytes"] as const) {
+      const value = options[name];
+      if (value === undefined) continue;
+      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+        throw new StoreError(
+          `option "${name}" of ${JSON.stringify(url)} must be a non-negative integer, got ${JSON.stringify(value)}`,
+          { path: url },
+        );
+      }
+      config[name] = value;
     }
     return new GcsStore(config);
   },

@@ -22,11 +22,11 @@ import {
   type ReadableStore,
   StoreError,
   type StoreOptions,
-  sliceRange,
   throwIfAborted,
   validateKey,
   validatePrefix,
   type WritableStore,
+  ZarrError,
 } from "@zarr/core";
 import { isNotFound, isRangeNotSatisfiable, storeError } from "./errors.js";
 
@@ -36,6 +36,19 @@ export type GcsRetryOptions = NonNullable<StorageOptions["retryOptions"]>;
 const MiB = 1024 * 1024;
 /** Resumable upload chunks must be multiples of 256 KiB. */
 const CHUNK_UNIT = 256 * 1024;
+
+/**
+ * The default {@link GcsStoreOptions.maxBodyBytes}: 128 MiB, above any metadata
+ * document and the chunk sizes Zarr recommends (1–100 MB); it only applies to
+ * reads whose caller gives no `StoreOptions.maxBytes` (core gives one).
+ */
+export const DEFAULT_MAX_BODY_BYTES = 128 * MiB;
+
+/** The default {@link GcsStoreOptions.timeout}: 20 s for a read or listing page, retries included. */
+export const DEFAULT_TIMEOUT = 20_000;
+
+/** The most bytes of an error response body the store lets the client read (for its message). */
+export const MAX_ERROR_BODY = 8 * 1024;
 
 /** Options of {@link GcsStore}. Client options are ignored when `storage` is given. */
 export interface GcsStoreOptions {
@@ -79,6 +92,22 @@ export interface GcsStoreOptions {
    * one second per 100 kB for uploads.
    */
   idleTimeout?: number;
+  /**
+   * The total time in ms of one read (`get`, `getSize`) or listing page, the
+   * client's retries and the body included (default {@link DEFAULT_TIMEOUT},
+   * 20,000); past it the read fails with a `StoreError` naming the key. A
+   * download also fails after `min(idleTimeout, timeout)` without progress.
+   * Raise it to read large values over slow links.
+   */
+  timeout?: number;
+  /**
+   * The most bytes one read accepts when its caller gives no
+   * `StoreOptions.maxBytes` (default {@link DEFAULT_MAX_BODY_BYTES}, 128 MiB):
+   * a body that passes it is cut off with a `StoreError`, whatever its
+   * `Content-Length` says. Also bounds the whole value a server sends when it
+   * ignores the `Range` of a suffix read.
+   */
+  maxBodyBytes?: number;
 }
 
 /**
@@ -110,6 +139,15 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   readonly #concurrency: number;
   readonly #pageSize: number;
   readonly #idleTimeout: number;
+  readonly #timeout: number;
+  readonly #maxBody: number;
+  /**
+   * The canonical location of the store's root (see `ReadableStore.location`
+   * in @zarr/core): `gs://<endpoint host[:port]>/<bucket>[/<prefix>]`, the
+   * endpoint being the client's API endpoint (`storage.googleapis.com` by
+   * default, an emulator's `127.0.0.1:4443`).
+   */
+  readonly location: string;
 
   constructor(options: GcsStoreOptions) {
     if (
@@ -143,8 +181,17 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     this.#concurrency = integerOption("GcsStore", "concurrency", options.concurrency, 16, 1, 256);
     this.#pageSize = integerOption("GcsStore", "listPageSize", options.listPageSize, 1000, 1, 1000);
     this.#idleTimeout = integerOption("GcsStore", "idleTimeout", options.idleTimeout, 60_000, 1);
+    this.#timeout = integerOption("GcsStore", "timeout", options.timeout, DEFAULT_TIMEOUT, 1);
+    this.#maxBody = integerOption(
+      "GcsStore",
+      "maxBodyBytes",
+      options.maxBodyBytes,
+      DEFAULT_MAX_BODY_BYTES,
+      0,
+    );
     this.storage = options.storage ?? createStorage(options);
     this.#bucket = this.storage.bucket(this.bucketName);
+    this.location = gcsLocation(this.storage.apiEndpoint, this.bucketName, this.prefix);
   }
 
   /** `gs://bucket/prefix/` */
@@ -179,6 +226,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     options?: StoreOptions,
   ): Promise<Uint8Array | undefined> {
     const signal = options?.signal;
+    const maxBytes = options?.maxBytes;
     throwIfAborted(signal, key);
     const download: { start?: number; end?: number } = {};
     if (range !== undefined) {
@@ -195,20 +243,110 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
         }
       }
     }
+    const location = this.#location(this.#root + key);
+    const where = `GCS download of ${JSON.stringify(key)} at ${location}`;
+    const deadline = new Deadline(signal, this.#timeout);
     try {
-      const { bytes, status } = await readObject(
+      return await readObject(
         this.#file(key),
         download,
-        this.#idleTimeout,
-        signal,
+        Math.min(this.#idleTimeout, this.#timeout),
+        deadline.signal,
+        (status, headers) => this.#plan(range, status, headers, maxBytes),
+        (reason) => new StoreError(`${where}: ${reason}`, { path: key }),
       );
-      // A server that ignores Range answers 200 with the whole value: slice it here.
-      return range !== undefined && status === 200 ? sliceRange(bytes, range) : bytes;
     } catch (error) {
+      if (error instanceof ZarrError) throw error;
+      const over = deadline.error(key, where);
+      if (over) throw over;
       if (isNotFound(error)) return undefined;
       if (range !== undefined && isRangeNotSatisfiable(error)) return new Uint8Array(0);
-      throw storeError(error, "download", key, this.#location(this.#root + key), signal);
+      throw storeError(error, "download", key, location, signal);
+    } finally {
+      deadline.end();
     }
+  }
+
+  /**
+   * How to read a download body: its bound and the bytes to keep, or why the
+   * response is refused before its body is read (a partial response that is
+   * not the range asked for, an announced length the read cannot accept).
+   */
+  #plan(
+    range: ByteRange | undefined,
+    status: number,
+    headers: Record<string, string | undefined>,
+    maxBytes: number | undefined,
+  ): BodyPlan | string {
+    const limit = maxBytes ?? this.#maxBody;
+    const limitWhy =
+      maxBytes === undefined
+        ? "the most a read without options.maxBytes accepts (maxBodyBytes)"
+        : "the most this read accepts (options.maxBytes)";
+    const encoding = headers["content-encoding"];
+    const raw = headers["content-length"];
+    const length =
+      raw !== undefined && /^\d+$/.test(raw) && (!encoding || encoding === "identity")
+        ? Number(raw)
+        : undefined;
+    const exact = length === undefined ? {} : { exact: length, exactWhy: "Content-Length" };
+    if (range === undefined || status !== 206) {
+      if (range === undefined) {
+        if (length !== undefined && length > limit) {
+          return `Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`;
+        }
+        return { max: limit, maxWhy: limitWhy, ...exact };
+      }
+      // The server ignored Range and sends the whole value: keep the range's
+      // bytes only, and stop reading once they have arrived.
+      if (isSuffixRange(range)) {
+        const capWhy = "the most of a whole value read for a suffix range (maxBodyBytes)";
+        if (length !== undefined && length > this.#maxBody) {
+          return `server ignored Range; its ${length}-byte value is more than ${this.#maxBody}, ${capWhy}`;
+        }
+        return { max: this.#maxBody, maxWhy: capWhy, tail: range.suffix, ...exact };
+      }
+      return {
+        max: range.offset + limit,
+        maxWhy: `the range's offset plus ${limitWhy}`,
+        start: range.offset,
+        ...(range.length === undefined ? {} : { end: range.offset + range.length }),
+        ...exact,
+      };
+    }
+    if (encoding && encoding !== "identity") {
+      return `ranged response is ${encoding}-encoded: byte ranges would not match the value`;
+    }
+    const header = headers["content-range"];
+    const cr = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header?.trim() ?? "");
+    if (!cr) return `response without a valid Content-Range (${header})`;
+    const first = Number(cr[1]);
+    const last = Number(cr[2]);
+    const total = cr[3] === "*" ? undefined : Number(cr[3]);
+    if (last < first || (total !== undefined && last >= total)) {
+      return `response without a valid Content-Range (${header})`;
+    }
+    const expected = last - first + 1;
+    const asked = isSuffixRange(range) ? range.suffix : range.length;
+    const start = isSuffixRange(range)
+      ? total === undefined
+        ? first
+        : Math.max(0, total - range.suffix)
+      : range.offset;
+    if (first !== start || (asked !== undefined && expected > asked)) {
+      return `server answered with a different range (Content-Range: ${header})`;
+    }
+    if (expected > limit)
+      return `range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`;
+    if (length !== undefined && length !== expected) {
+      return `Content-Length ${length} does not match its Content-Range (${expected} bytes)`;
+    }
+    return {
+      max: expected,
+      maxWhy: "the length of its Content-Range",
+      exact: expected,
+      exactWhy: "Content-Range",
+    };
   }
 
   async getSize(key: string, options?: StoreOptions): Promise<number | undefined> {
@@ -216,7 +354,10 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     throwIfAborted(signal, key);
     let size: unknown;
     try {
-      [{ size }] = await bounded(this.#file(key).getMetadata(), this.#idleTimeout);
+      [{ size }] = await bounded(
+        this.#file(key).getMetadata(),
+        Math.min(this.#idleTimeout, this.#timeout),
+      );
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw storeError(error, "getMetadata", key, this.#location(this.#root + key), signal);
@@ -367,63 +508,258 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   }
 }
 
+/** What a body may be and which of its bytes to keep. */
+interface BodyPlan {
+  /** Most bytes that may be read; one more is an error naming `maxWhy`. */
+  max: number;
+  maxWhy: string;
+  /** The exact length announced, and by which header. */
+  exact?: number;
+  exactWhy?: string;
+  /** Keep bytes `[start, end)` only, and stop reading at `end` (default: all). */
+  start?: number;
+  end?: number;
+  /** Keep only the last `tail` bytes. */
+  tail?: number;
+}
+
+/** A raw response as the client's read stream announces it (node-fetch body with fields). */
+interface RawResponse {
+  statusCode?: number;
+  status?: number;
+  headers?: Record<string, string | undefined>;
+  request?: { agent?: { destroy?: () => void } | false };
+  destroy?: () => void;
+  [Symbol.asyncIterator]?: () => AsyncIterator<Uint8Array>;
+}
+
 /**
- * Reads an object (or a range of it) with the client's read stream, keeping the
- * HTTP status so that a response that ignored `Range` can be told apart.
+ * Makes the client read at most {@link MAX_ERROR_BODY} bytes of an error
+ * response (it reads the whole body for the error message): its iterator is
+ * replaced, on this response only, by one that ends there. Past it the
+ * response is destroyed and, as the client does itself after failed
+ * downloads, its keep-alive agent too, which closes the connection.
+ */
+function boundErrorBody(raw: RawResponse): void {
+  const iterate = raw[Symbol.asyncIterator];
+  if (typeof iterate !== "function") return;
+  raw[Symbol.asyncIterator] = () => {
+    const inner = iterate.call(raw);
+    let seen = 0;
+    return {
+      async next(): Promise<IteratorResult<Uint8Array>> {
+        if (seen >= MAX_ERROR_BODY) {
+          raw.destroy?.();
+          if (raw.request?.agent) raw.request.agent.destroy?.();
+          return { done: true, value: undefined };
+        }
+        const result = await inner.next();
+        if (!result.done) {
+          const piece = result.value.subarray(0, MAX_ERROR_BODY - seen);
+          seen += result.value.length;
+          return { done: false, value: piece };
+        }
+        return result;
+      },
+      async return(): Promise<IteratorResult<Uint8Array>> {
+        return inner.return ? inner.return() : { done: true, value: undefined };
+      },
+    };
+  };
+}
+
+function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * Reads an object (or a range of it) with the client's read stream, bounded:
+ * `plan(status, headers)` says how much the body may be and which bytes to
+ * keep (or why the response is refused); the stream is destroyed as soon as
+ * the body passes it, stalls for `idleMs`, or `signal` aborts. Error
+ * responses reach the client's own error handling with their bodies bounded.
  */
 function readObject(
   file: File,
   download: { start?: number; end?: number },
-  idleTimeout: number,
-  signal?: AbortSignal,
-): Promise<{ bytes: Uint8Array; status: number | undefined }> {
+  idleMs: number,
+  signal: AbortSignal,
+  plan: (status: number, headers: Record<string, string | undefined>) => BodyPlan | string,
+  fail: (reason: string) => Error,
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    let status: number | undefined;
+    const parts: Uint8Array[] = [];
+    let body: BodyPlan | undefined;
+    let out: Uint8Array | undefined;
+    let kept = 0;
+    let read = 0;
+    let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const stream = file.createReadStream(download);
-    const fail = (error: unknown) => {
-      finish();
-      stream.destroy();
-      reject(error);
+    const settle = (error: unknown, value?: Uint8Array) => {
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      if (error !== undefined || value === undefined) {
+        stream.destroy();
+        reject(error);
+      } else {
+        if (!stream.readableEnded) stream.destroy();
+        resolve(value);
+      }
     };
-    const onAbort = () => fail(signal?.reason ?? new Error("aborted"));
-    // No progress for idleTimeout ms: the connection is gone (the client would wait forever).
+    const onAbort = () => settle(signal.reason ?? new Error("aborted"));
+    // No progress for idleMs: the connection is gone (the client would wait forever).
     const arm = () => {
       if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => fail(new IdleTimeoutError(idleTimeout)), idleTimeout);
+      timer = setTimeout(() => settle(new IdleTimeoutError(idleMs)), idleMs);
     };
-    const finish = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+    const result = (): Uint8Array => {
+      if (out) return kept === out.length ? out : out.subarray(0, kept);
+      const whole = concat(parts, kept);
+      const tail = body?.tail;
+      return tail !== undefined && whole.length > tail ? whole.slice(whole.length - tail) : whole;
     };
-    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
     arm();
     stream
-      .on("response", (response: { statusCode?: number; status?: number }) => {
-        status = response?.statusCode ?? response?.status;
+      .on("response", (raw: RawResponse) => {
         arm();
+        const status = raw?.statusCode ?? raw?.status ?? 0;
+        if (status < 200 || status > 299) {
+          boundErrorBody(raw);
+          return; // the client turns it into an error
+        }
+        const p = plan(status, raw.headers ?? {});
+        if (typeof p === "string") {
+          settle(fail(`HTTP ${status} ${p}`));
+          return;
+        }
+        body = p;
+        const known =
+          p.exact !== undefined && p.tail === undefined
+            ? Math.max(0, Math.min(p.exact, p.end ?? Number.POSITIVE_INFINITY) - (p.start ?? 0))
+            : -1;
+        if (known >= 0 && known <= p.max) out = new Uint8Array(known);
       })
       .on("data", (chunk: Uint8Array) => {
-        chunks.push(chunk);
+        if (settled) return;
         arm();
+        const p = body ?? { max: 0, maxWhy: "no response was announced" };
+        if (p.exact !== undefined && read + chunk.length > p.exact) {
+          settle(fail(`body is longer than the ${p.exact} bytes its ${p.exactWhy} announces`));
+          return;
+        }
+        if (read + chunk.length > p.max) {
+          settle(fail(`body passes ${p.max} bytes, ${p.maxWhy}`));
+          return;
+        }
+        const end = p.end ?? Number.POSITIVE_INFINITY;
+        const from = Math.max((p.start ?? 0) - read, 0);
+        const to = Math.min(end - read, chunk.length);
+        read += chunk.length;
+        if (to > from) {
+          const part = chunk.subarray(from, to);
+          if (out) out.set(part, kept);
+          else parts.push(part);
+          kept += part.length;
+          while (p.tail !== undefined && parts.length > 1 && kept - parts[0].length >= p.tail) {
+            kept -= parts[0].length;
+            parts.shift();
+          }
+        }
+        if (read >= end) settle(undefined, result()); // the range's bytes have arrived
       })
-      .on("error", fail)
+      .on("error", (error: unknown) => settle(error))
       .on("end", () => {
-        finish();
-        const joined = Buffer.concat(chunks);
-        resolve({
-          bytes: new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength),
-          status,
-        });
+        const p = body;
+        if (p?.exact !== undefined && read !== p.exact) {
+          settle(fail(`body has ${read} bytes, its ${p.exactWhy} says ${p.exact}`));
+          return;
+        }
+        settle(undefined, result());
       });
   });
+}
+
+/** The store's own time limit for one operation passed. */
+class Expired extends Error {
+  constructor(readonly ms: number) {
+    super(`timed out: the operation took more than ${ms} ms (timeout)`);
+    this.name = "TimeoutError";
+  }
+}
+
+/** One operation: the caller's signal plus a total deadline. */
+class Deadline {
+  readonly #controller = new AbortController();
+  readonly #cleanup: (() => void)[] = [];
+
+  constructor(
+    readonly callerSignal: AbortSignal | undefined,
+    total: number,
+  ) {
+    const caller = callerSignal;
+    if (caller?.aborted) this.#controller.abort(caller.reason);
+    else if (caller) {
+      const onAbort = () => this.#controller.abort(caller.reason);
+      caller.addEventListener("abort", onAbort, { once: true });
+      this.#cleanup.push(() => caller.removeEventListener("abort", onAbort));
+    }
+    const id = setTimeout(() => this.#controller.abort(new Expired(total)), total);
+    this.#cleanup.push(() => clearTimeout(id));
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** A `StoreError` naming `key` once the deadline passed (the caller's abort is left to `storeError`). */
+  error(key: string, where: string): Error | undefined {
+    if (this.callerSignal?.aborted) return undefined;
+    const reason = this.signal.reason;
+    if (this.signal.aborted && reason instanceof Expired) {
+      return new StoreError(`${where}: ${reason.message}`, { path: key, cause: reason });
+    }
+    return undefined;
+  }
+
+  end(): void {
+    for (const f of this.#cleanup) f();
+  }
+}
+
+/** `gs://<endpoint host[:port][/path]>/<bucket>[/<prefix>]` (see {@link GcsStore.location}). */
+function gcsLocation(apiEndpoint: string | undefined, bucket: string, prefix: string): string {
+  let endpoint = "storage.googleapis.com";
+  if (apiEndpoint) {
+    try {
+      const u = new URL(
+        /^[a-z][a-z0-9+.-]*:\/\//i.test(apiEndpoint) ? apiEndpoint : `https://${apiEndpoint}`,
+      );
+      endpoint = `${u.host}${u.pathname.replace(/\/+$/, "").replace(/\/storage\/v1$/, "")}`;
+    } catch {
+      endpoint = apiEndpoint;
+    }
+  }
+  return `gs://${endpoint}/${bucket}${prefix === "" ? "" : `/${prefix}`}`;
 }
 
 /** A request made no progress for too long. */
 class IdleTimeoutError extends Error {
   constructor(ms: number) {
-    super(`no response progress for ${ms} ms (connection lost?)`);
+    super(`timed out: no response progress for ${ms} ms (idleTimeout, timeout)`);
     this.name = "IdleTimeoutError";
   }
 }

@@ -14,4 +14,10 @@
 export { type ContentRange, parseContentRange } from "./content-range.js";
 export { httpStoreOpener, httpStoreOptions } from "./opener.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
-export { HttpStore, type HttpStoreOptions } from "./store.js";
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_TIMEOUTS,
+  HttpStore,
+  type HttpStoreOptions,
+  type HttpTimeouts,
+} from "./store.js";

@@ -14,7 +14,16 @@ function optionError(name: string, expected: string, value: unknown): StoreError
 /** Checks the options `openStore` passed through and keeps the ones {@link HttpStore} knows. */
 export function httpStoreOptions(options: Record<string, unknown>): HttpStoreOptions {
   const out: HttpStoreOptions = {};
-  const { fetch, headers, forbiddenIsMissing, suffixRanges, retry, requestInit } = options;
+  const {
+    fetch,
+    headers,
+    forbiddenIsMissing,
+    suffixRanges,
+    retry,
+    timeouts,
+    maxBodyBytes,
+    requestInit,
+  } = options;
   if (fetch !== undefined) {
     if (typeof fetch !== "function") throw optionError("fetch", "a function", typeof fetch);
     out.fetch = fetch as typeof globalThis.fetch;
@@ -49,6 +58,30 @@ export function httpStoreOptions(options: Record<string, unknown>): HttpStoreOpt
     }
     out.retry = retry as HttpStoreOptions["retry"];
   }
+  if (timeouts !== undefined) {
+    if (typeof timeouts !== "object" || timeouts === null) {
+      throw optionError("timeouts", "an object", timeouts);
+    }
+    for (const [k, v] of Object.entries(timeouts)) {
+      if (!["response", "idle"].includes(k)) {
+        throw optionError(`timeouts.${k}`, "one of response, idle", k);
+      }
+      if (typeof v !== "number" || !(v > 0)) {
+        throw optionError(`timeouts.${k}`, "a positive number of milliseconds", v);
+      }
+    }
+    out.timeouts = timeouts as HttpStoreOptions["timeouts"];
+  }
+  if (maxBodyBytes !== undefined) {
+    if (
+      typeof maxBodyBytes !== "number" ||
+      !Number.isSafeInteger(maxBodyBytes) ||
+      maxBodyBytes < 0
+    ) {
+      throw optionError("maxBodyBytes", "a non-negative integer", maxBodyBytes);
+    }
+    out.maxBodyBytes = maxBodyBytes;
+  }
   if (requestInit !== undefined) {
     if (typeof requestInit !== "object" || requestInit === null) {
       throw optionError("requestInit", "an object", requestInit);
@@ -62,7 +95,7 @@ export function httpStoreOptions(options: Record<string, unknown>): HttpStoreOpt
  * Opens `http:` and `https:` URLs as {@link HttpStore}s. Options (all
  * optional, others are ignored so that one options object can serve several
  * schemes): `fetch`, `headers`, `forbiddenIsMissing`, `suffixRanges`, `retry`,
- * `requestInit` — see {@link HttpStoreOptions}.
+ * `timeouts`, `maxBodyBytes`, `requestInit` — see {@link HttpStoreOptions}.
  */
 export const httpStoreOpener: StoreOpener = {
   async open(url: string, options: Record<string, unknown> = {}): Promise<AnyStore> {

@@ -1,11 +1,10 @@
 /**
- * Retrying requests that fail transiently (5xx, 429, network errors) with
- * exponential backoff and jitter, bounded in count and in total time.
+ * Retrying requests that fail transiently (5xx, 429, network errors,
+ * response timeouts) with exponential backoff and jitter, bounded in count
+ * and in total time.
  *
  * @module
  */
-
-import { AbortError } from "@zarr/core";
 
 /** How a store retries. */
 export interface RetryPolicy {
@@ -15,7 +14,13 @@ export interface RetryPolicy {
   baseDelay: number;
   /** Longest single delay in ms (default 5,000); `Retry-After` is capped to it too. */
   maxDelay: number;
-  /** No retry starts later than this many ms after the first attempt (default 20,000). */
+  /**
+   * The total time of one operation in ms (default 20,000): every attempt,
+   * backoff wait and body included. When it passes, the request in flight is
+   * aborted and the operation fails with a `StoreError` naming the key; no
+   * retry starts that could not finish its wait within it. Raise it to read
+   * large values over slow links.
+   */
   timeout: number;
 }
 
@@ -48,20 +53,4 @@ export function retryDelay(
     return Math.min(Math.max(seconds * 1000, backoff), policy.maxDelay);
   }
   return backoff;
-}
-
-/** Resolves after `ms`, or rejects with an `AbortError` as soon as `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal | undefined, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const abort = () => {
-      clearTimeout(timer);
-      reject(new AbortError(`operation aborted at "${path}"`, { path, cause: signal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", abort);
-      resolve();
-    }, ms);
-    if (signal?.aborted) abort();
-    else signal?.addEventListener("abort", abort, { once: true });
-  });
 }

@@ -10,9 +10,13 @@
 
 export {
   addContentMd5,
+  boundResponseBodies,
   createS3Client,
+  DEFAULT_S3_TIMEOUTS,
+  MAX_BUFFERED_RESPONSE,
   type S3ClientOptions,
   type S3Credentials,
+  type S3Timeouts,
 } from "./client.js";
 export { parseS3Url, s3StoreOpener } from "./opener.js";
-export { S3Store, type S3StoreOptions } from "./store.js";
+export { DEFAULT_MAX_BODY_BYTES, S3Store, type S3StoreOptions } from "./store.js";

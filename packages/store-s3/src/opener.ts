@@ -24,7 +24,8 @@ const CHECKSUM_OPTIONS = ["requestChecksumCalculation", "responseChecksumValidat
  * `endpoint`, `region`, `forcePathStyle`, `accessKeyId` + `secretAccessKey`
  * (+ `sessionToken`; default: the SDK's credential chain), `legacyChecksums`,
  * `contentMd5`, `requestChecksumCalculation`, `responseChecksumValidation`,
- * `maxAttempts`. Percent-escapes in the prefix are decoded.
+ * `maxAttempts`, `timeouts` (`{connect, response, idle, total, socket}` in ms),
+ * `maxBodyBytes`. Percent-escapes in the prefix are decoded.
  */
 export const s3StoreOpener: StoreOpener = {
   async open(url: string, options: Record<string, unknown> = {}): Promise<AnyStore> {
@@ -64,6 +65,24 @@ export const s3StoreOpener: StoreOpener = {
       }
       client.maxAttempts = maxAttempts as number;
     }
+    const timeouts = options.timeouts;
+    if (timeouts !== undefined) {
+      if (typeof timeouts !== "object" || timeouts === null) fail("timeouts", "an object");
+      for (const [k, v] of Object.entries(timeouts as object)) {
+        if (!["connect", "response", "idle", "total", "socket"].includes(k)) {
+          fail("timeouts", "an object of connect, response, idle, total, socket");
+        }
+        if (typeof v !== "number" || !(v > 0)) fail("timeouts", "positive numbers of milliseconds");
+      }
+      client.timeouts = timeouts as S3ClientOptions["timeouts"];
+    }
+    const maxBodyBytes = options.maxBodyBytes;
+    if (
+      maxBodyBytes !== undefined &&
+      (typeof maxBodyBytes !== "number" || !Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 0)
+    ) {
+      fail("maxBodyBytes", "a non-negative integer");
+    }
     const str = (name: (typeof STRING_OPTIONS)[number]) => options[name] as string | undefined;
     if (str("endpoint") !== undefined) client.endpoint = str("endpoint");
     if (str("region") !== undefined) client.region = str("region");
@@ -83,7 +102,12 @@ export const s3StoreOpener: StoreOpener = {
         ...(sessionToken ? { sessionToken } : {}),
       };
     }
-    return new S3Store({ ...client, bucket, prefix });
+    return new S3Store({
+      ...client,
+      bucket,
+      prefix,
+      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes: maxBodyBytes as number }),
+    });
   },
 };
 

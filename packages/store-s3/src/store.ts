@@ -19,23 +19,39 @@ import {
   type ByteRange,
   type DirListing,
   integerOption,
+  isSuffixRange,
   type ListableStore,
   mapConcurrent,
   normalizeStorePrefix,
   type ReadableStore,
   StoreError,
   type StoreOptions,
-  sliceRange,
+  throwIfAborted,
   validateKey,
   validatePrefix,
   type WritableStore,
+  ZarrError,
 } from "@zarr/core";
-import { createS3Client, type S3ClientOptions } from "./client.js";
+import { type BodyPlan, Deadline, readBody } from "./bounded.js";
+import {
+  boundResponseBodies,
+  createS3Client,
+  resolveTimeouts,
+  type S3ClientOptions,
+  type S3Timeouts,
+} from "./client.js";
 import { isInvalidRange, isNoSuchKey, storeError } from "./errors.js";
 import { MAX_PART_SIZE, MIN_PART_SIZE, putMultipart } from "./multipart.js";
 import { expectedStart, isEmptyRange, parseContentRange, rangeHeader } from "./ranges.js";
 
 const MiB = 1024 * 1024;
+
+/**
+ * The default {@link S3StoreOptions.maxBodyBytes}: 128 MiB, above any metadata
+ * document and the chunk sizes Zarr recommends (1–100 MB); it only applies to
+ * reads whose caller gives no `StoreOptions.maxBytes` (core gives one).
+ */
+export const DEFAULT_MAX_BODY_BYTES = 128 * MiB;
 
 /** Options of {@link S3Store}. Client options are ignored when `client` is given. */
 export interface S3StoreOptions extends S3ClientOptions {
@@ -53,6 +69,14 @@ export interface S3StoreOptions extends S3ClientOptions {
   concurrency?: number;
   /** Keys per ListObjectsV2 page (1..1000, default 1000). */
   listPageSize?: number;
+  /**
+   * The most bytes one read accepts when its caller gives no
+   * `StoreOptions.maxBytes` (default {@link DEFAULT_MAX_BODY_BYTES}, 128 MiB):
+   * a body that passes it is cut off with a `StoreError`, whatever its
+   * `Content-Length` says. Also bounds the whole value a server sends when it
+   * ignores the `Range` of a suffix read.
+   */
+  maxBodyBytes?: number;
 }
 
 /** DeleteObjects accepts at most this many keys per request. */
@@ -76,7 +100,17 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
   readonly prefix: string;
   /** The client every request goes through. */
   readonly client: S3Client;
+  /**
+   * The canonical location of the store's root (see `ReadableStore.location`
+   * in @zarr/core): `s3://<endpoint host[:port][/path]>/<bucket>[/<prefix>]`,
+   * the endpoint being the `endpoint` option or, on AWS, the region's
+   * (`s3.<region>.amazonaws.com`). `undefined` when a `client` is given with
+   * a custom endpoint and no `endpoint` option names it.
+   */
+  readonly location: string | undefined;
   readonly #root: string;
+  readonly #timeouts: S3Timeouts;
+  readonly #maxBody: number;
   readonly #threshold: number;
   readonly #partSize: number;
   readonly #concurrency: number;
@@ -113,7 +147,18 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
     );
     this.#concurrency = integerOption("S3Store", "concurrency", options.concurrency, 4, 1, 64);
     this.#pageSize = integerOption("S3Store", "listPageSize", options.listPageSize, 1000, 1, 1000);
+    this.#maxBody = integerOption(
+      "S3Store",
+      "maxBodyBytes",
+      options.maxBodyBytes,
+      DEFAULT_MAX_BODY_BYTES,
+      0,
+      Number.MAX_SAFE_INTEGER,
+    );
+    this.#timeouts = resolveTimeouts(options.timeouts);
     this.client = options.client ?? createS3Client(options);
+    boundResponseBodies(this.client, this.#timeouts.socket);
+    this.location = s3Location(options, this.bucket, this.prefix);
   }
 
   /** `s3://bucket/prefix/` */
@@ -130,61 +175,155 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
       return (await this.getSize(key, options)) === undefined ? undefined : new Uint8Array(0);
     }
     const signal = options?.signal;
+    const maxBytes = options?.maxBytes;
     const objectKey = this.#objectKey(key);
+    throwIfAborted(signal, key);
+    const where = `S3 GetObject of ${JSON.stringify(key)} at ${this.#location(objectKey)}`;
+    const header = rangeHeader(range);
+    const deadline = new Deadline(signal, this.#timeouts.total);
     try {
       const out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: objectKey, Range: rangeHeader(range) }),
-        { abortSignal: signal },
+        new GetObjectCommand({ Bucket: this.bucket, Key: objectKey, Range: header }),
+        { abortSignal: deadline.signal, requestTimeout: this.#timeouts.response },
       );
-      const body = out.Body ? await out.Body.transformToByteArray() : new Uint8Array(0);
-      if (range === undefined || rangeHeader(range) === undefined) return body;
-      if (out.$metadata.httpStatusCode !== 206) {
-        // The server ignored the Range header and sent the whole value.
-        return sliceRange(body, range);
-      }
-      this.#checkPartial(key, range, out.ContentRange, body.length);
-      return body;
+      const status = out.$metadata.httpStatusCode;
+      const bad = (reason: string) =>
+        new StoreError(`${where}${header ? ` (Range: ${header})` : ""}: HTTP ${status} ${reason}`, {
+          path: key,
+        });
+      const refuse = (reason: string): never => {
+        (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
+        throw bad(reason);
+      };
+      const plan = this.#plan(range, header, status, out, maxBytes, refuse);
+      return await readBody(
+        out.Body,
+        plan,
+        deadline.signal,
+        this.#timeouts.idle,
+        "timeouts.idle",
+        bad,
+      );
     } catch (error) {
+      if (error instanceof ZarrError) throw error;
+      const over = deadline.error(key, where);
+      if (over) throw over;
       if (isNoSuchKey(error)) return undefined;
       // 416: the object exists but the range starts at or past its end.
       if (range !== undefined && isInvalidRange(error)) return new Uint8Array(0);
       throw storeError(error, "GetObject", key, this.#location(objectKey), signal);
+    } finally {
+      deadline.end();
     }
   }
 
-  /** Throws when a 206 response is not the range that was asked for. */
-  #checkPartial(key: string, range: ByteRange, header: string | undefined, length: number): void {
-    const parsed = parseContentRange(header);
-    const fail = (reason: string): never => {
-      throw new StoreError(
-        `S3 GetObject of ${JSON.stringify(key)} at ${this.#location(this.#root + key)} returned a bad partial response for range ${JSON.stringify(range)}: ${reason}`,
-        { path: key },
-      );
-    };
-    if (!parsed) {
-      fail(`unparseable Content-Range ${JSON.stringify(header)}`);
-      return;
+  /**
+   * How to read a GetObject body: its bound and the bytes to keep. Refuses
+   * (before reading) a partial response that is not the range asked for, or
+   * an announced length the read cannot accept.
+   */
+  #plan(
+    range: ByteRange | undefined,
+    header: string | undefined,
+    status: number | undefined,
+    out: { ContentLength?: number; ContentRange?: string; ContentEncoding?: string },
+    maxBytes: number | undefined,
+    refuse: (reason: string) => never,
+  ): BodyPlan {
+    const limit = maxBytes ?? this.#maxBody;
+    const limitWhy =
+      maxBytes === undefined
+        ? "the most a read without options.maxBytes accepts (maxBodyBytes)"
+        : "the most this read accepts (options.maxBytes)";
+    const encoded = out.ContentEncoding !== undefined && out.ContentEncoding !== "identity";
+    const length =
+      !encoded && Number.isSafeInteger(out.ContentLength) ? out.ContentLength : undefined;
+    const exact = length === undefined ? {} : { exact: length, exactWhy: "Content-Length" };
+    if (range === undefined || header === undefined || status !== 206) {
+      if (range === undefined || header === undefined) {
+        if (length !== undefined && length > limit) {
+          refuse(`Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`);
+        }
+        return { max: limit, maxWhy: limitWhy, ...exact };
+      }
+      // The server ignored Range and sends the whole value: keep the range's
+      // bytes only, and stop reading once they have arrived.
+      if (isSuffixRange(range)) {
+        const capWhy = "the most of a whole value read for a suffix range (maxBodyBytes)";
+        if (length !== undefined && length > this.#maxBody) {
+          refuse(
+            `server ignored Range; its ${length}-byte value is more than ${this.#maxBody}, ${capWhy}`,
+          );
+        }
+        return { max: this.#maxBody, maxWhy: capWhy, tail: range.suffix, ...exact };
+      }
+      return {
+        max: range.offset + limit,
+        maxWhy: `the range's offset plus ${limitWhy}`,
+        start: range.offset,
+        ...(range.length === undefined ? {} : { end: range.offset + range.length }),
+        ...exact,
+      };
     }
-    if (parsed.last - parsed.first + 1 !== length) {
-      fail(`Content-Range ${header} but ${length} bytes of body`);
-    }
+    const parsed = parseContentRange(out.ContentRange);
+    if (!parsed) return refuse(`unparseable Content-Range ${JSON.stringify(out.ContentRange)}`);
+    const expected = parsed.last - parsed.first + 1;
     if (parsed.total !== undefined && parsed.first !== expectedStart(range, parsed.total)) {
-      fail(`Content-Range ${header} does not start where the range does`);
+      refuse(`Content-Range ${out.ContentRange} does not start where the range does`);
     }
+    const asked = isSuffixRange(range) ? range.suffix : range.length;
+    if (
+      (asked !== undefined && expected > asked) ||
+      (!isSuffixRange(range) && parsed.first !== range.offset)
+    ) {
+      refuse(`Content-Range ${out.ContentRange} is not the range asked for`);
+    }
+    if (expected > limit)
+      refuse(`range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`);
+    if (length !== undefined && length !== expected) {
+      refuse(`Content-Length ${length} does not match its Content-Range (${expected} bytes)`);
+    }
+    return {
+      max: expected,
+      maxWhy: "the length of its Content-Range",
+      exact: expected,
+      exactWhy: "Content-Range",
+    };
   }
 
   async getSize(key: string, options?: StoreOptions): Promise<number | undefined> {
     const signal = options?.signal;
     const objectKey = this.#objectKey(key);
+    const where = `S3 HeadObject of ${JSON.stringify(key)} at ${this.#location(objectKey)}`;
     try {
-      const out = await this.client.send(
-        new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }),
-        { abortSignal: signal },
+      const out = await this.#bounded(signal, key, where, (o) =>
+        this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }), o),
       );
       return out.ContentLength ?? 0;
     } catch (error) {
       if (isNoSuchKey(error)) return undefined;
       throw storeError(error, "HeadObject", key, this.#location(objectKey), signal);
+    }
+  }
+
+  /**
+   * Runs one read or listing request under the response timeout and the
+   * total time (`timeouts`); past the total it throws a `StoreError` naming
+   * `key`, on the caller's abort an `AbortError`.
+   */
+  async #bounded<T>(
+    signal: AbortSignal | undefined,
+    key: string,
+    where: string,
+    run: (options: { abortSignal: AbortSignal; requestTimeout: number }) => Promise<T>,
+  ): Promise<T> {
+    const deadline = new Deadline(signal, this.#timeouts.total);
+    try {
+      return await run({ abortSignal: deadline.signal, requestTimeout: this.#timeouts.response });
+    } catch (error) {
+      throw deadline.error(key, where) ?? error;
+    } finally {
+      deadline.end();
     }
   }
 
@@ -253,6 +392,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
       this.#concurrency,
       async (batch) => {
         let out: DeleteObjectsCommandOutput;
+        const first = this.#relative(batch[0]);
         try {
           out = await this.client.send(
             new DeleteObjectsCommand({
@@ -262,7 +402,6 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
             { abortSignal: signal },
           );
         } catch (error) {
-          const first = this.#relative(batch[0]);
           throw storeError(
             error,
             `DeleteObjects (${batch.length} keys)`,
@@ -328,15 +467,21 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
     do {
       let page: ListObjectsV2CommandOutput;
       try {
-        page = await this.client.send(
-          new ListObjectsV2Command({
-            Bucket: this.bucket,
-            Prefix: objectPrefix === "" ? undefined : objectPrefix,
-            Delimiter: delimiter,
-            ContinuationToken: token,
-            MaxKeys: this.#pageSize,
-          }),
-          { abortSignal: signal },
+        page = await this.#bounded(
+          signal,
+          prefix,
+          `S3 ListObjectsV2 of prefix ${JSON.stringify(prefix)} at ${this.#location(objectPrefix)}`,
+          (o) =>
+            this.client.send(
+              new ListObjectsV2Command({
+                Bucket: this.bucket,
+                Prefix: objectPrefix === "" ? undefined : objectPrefix,
+                Delimiter: delimiter,
+                ContinuationToken: token,
+                MaxKeys: this.#pageSize,
+              }),
+              o,
+            ),
         );
       } catch (error) {
         throw storeError(error, "ListObjectsV2", prefix, this.#location(objectPrefix), signal);
@@ -373,4 +518,31 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
   #location(objectKey: string): string {
     return `s3://${this.bucket}/${objectKey}`;
   }
+}
+
+/**
+ * `s3://<endpoint>/<bucket>[/<prefix>]` (see {@link S3Store.location}). The
+ * prefix is kept as is (not percent-encoded), as core appends raw keys to it.
+ */
+function s3Location(options: S3StoreOptions, bucket: string, prefix: string): string | undefined {
+  let endpoint: string | undefined;
+  if (options.endpoint !== undefined) {
+    try {
+      const u = new URL(options.endpoint);
+      endpoint = `${u.host}${u.pathname.replace(/\/+$/, "")}`;
+    } catch {
+      endpoint = options.endpoint.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
+    }
+  } else if (options.client?.config.isCustomEndpoint) {
+    return undefined; // the client's endpoint is only known asynchronously
+  } else {
+    const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+      ?.env;
+    const region = options.region ?? (env?.AWS_REGION || env?.AWS_DEFAULT_REGION);
+    endpoint =
+      region === undefined
+        ? "s3.amazonaws.com"
+        : `s3.${region}.amazonaws.com${region.startsWith("cn-") ? ".cn" : ""}`;
+  }
+  return `s3://${endpoint}/${bucket}${prefix === "" ? "" : `/${prefix}`}`;
 }
