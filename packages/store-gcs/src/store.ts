@@ -23,6 +23,7 @@ import {
   StoreError,
   type StoreOptions,
   throwIfAborted,
+  ValueTooLargeError,
   validateKey,
   validatePrefix,
   type WritableStore,
@@ -253,7 +254,10 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
         Math.min(this.#idleTimeout, this.#timeout),
         deadline.signal,
         (status, headers) => this.#plan(range, status, headers, maxBytes),
-        (reason) => new StoreError(`${where}: ${reason}`, { path: key }),
+        // Past the caller's own limit (options.maxBytes): a ValueTooLargeError, which core
+        // reports for a chunk as a damaged chunk, as it does for every store.
+        (reason, overLimit) =>
+          new (overLimit ? ValueTooLargeError : StoreError)(`${where}: ${reason}`, { path: key }),
       );
     } catch (error) {
       if (error instanceof ZarrError) throw error;
@@ -277,7 +281,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     status: number,
     headers: Record<string, string | undefined>,
     maxBytes: number | undefined,
-  ): BodyPlan | string {
+  ): BodyPlan | Refusal {
     const limit = maxBytes ?? this.#maxBody;
     const limitWhy =
       maxBytes === undefined
@@ -293,16 +297,21 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     if (range === undefined || status !== 206) {
       if (range === undefined) {
         if (length !== undefined && length > limit) {
-          return `Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`;
+          return {
+            refuse: `Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`,
+            overLimit: maxBytes !== undefined,
+          };
         }
-        return { max: limit, maxWhy: limitWhy, ...exact };
+        return { max: limit, maxWhy: limitWhy, callersMax: maxBytes !== undefined, ...exact };
       }
       // The server ignored Range and sends the whole value: keep the range's
       // bytes only, and stop reading once they have arrived.
       if (isSuffixRange(range)) {
         const capWhy = "the most of a whole value read for a suffix range (maxBodyBytes)";
         if (length !== undefined && length > this.#maxBody) {
-          return `server ignored Range; its ${length}-byte value is more than ${this.#maxBody}, ${capWhy}`;
+          return {
+            refuse: `server ignored Range; its ${length}-byte value is more than ${this.#maxBody}, ${capWhy}`,
+          };
         }
         return { max: this.#maxBody, maxWhy: capWhy, tail: range.suffix, ...exact };
       }
@@ -315,16 +324,18 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
       };
     }
     if (encoding && encoding !== "identity") {
-      return `ranged response is ${encoding}-encoded: byte ranges would not match the value`;
+      return {
+        refuse: `ranged response is ${encoding}-encoded: byte ranges would not match the value`,
+      };
     }
     const header = headers["content-range"];
     const cr = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header?.trim() ?? "");
-    if (!cr) return `response without a valid Content-Range (${header})`;
+    if (!cr) return { refuse: `response without a valid Content-Range (${header})` };
     const first = Number(cr[1]);
     const last = Number(cr[2]);
     const total = cr[3] === "*" ? undefined : Number(cr[3]);
     if (last < first || (total !== undefined && last >= total)) {
-      return `response without a valid Content-Range (${header})`;
+      return { refuse: `response without a valid Content-Range (${header})` };
     }
     const expected = last - first + 1;
     const asked = isSuffixRange(range) ? range.suffix : range.length;
@@ -334,12 +345,18 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
         : Math.max(0, total - range.suffix)
       : range.offset;
     if (first !== start || (asked !== undefined && expected > asked)) {
-      return `server answered with a different range (Content-Range: ${header})`;
+      return { refuse: `server answered with a different range (Content-Range: ${header})` };
     }
-    if (expected > limit)
-      return `range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`;
+    if (expected > limit) {
+      return {
+        refuse: `range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`,
+        overLimit: maxBytes !== undefined,
+      };
+    }
     if (length !== undefined && length !== expected) {
-      return `Content-Length ${length} does not match its Content-Range (${expected} bytes)`;
+      return {
+        refuse: `Content-Length ${length} does not match its Content-Range (${expected} bytes)`,
+      };
     }
     return {
       max: expected,
@@ -509,10 +526,18 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
 }
 
 /** What a body may be and which of its bytes to keep. */
+/** Why a response is refused before its body is read (`overLimit`: it is larger than the caller accepts). */
+interface Refusal {
+  refuse: string;
+  overLimit?: boolean;
+}
+
 interface BodyPlan {
   /** Most bytes that may be read; one more is an error naming `maxWhy`. */
   max: number;
   maxWhy: string;
+  /** `max` is the caller's own limit (`StoreOptions.maxBytes`). */
+  callersMax?: boolean;
   /** The exact length announced, and by which header. */
   exact?: number;
   exactWhy?: string;
@@ -590,8 +615,8 @@ function readObject(
   download: { start?: number; end?: number },
   idleMs: number,
   signal: AbortSignal,
-  plan: (status: number, headers: Record<string, string | undefined>) => BodyPlan | string,
-  fail: (reason: string) => Error,
+  plan: (status: number, headers: Record<string, string | undefined>) => BodyPlan | Refusal,
+  fail: (reason: string, overLimit?: boolean) => Error,
 ): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const parts: Uint8Array[] = [];
@@ -642,8 +667,8 @@ function readObject(
           return; // the client turns it into an error
         }
         const p = plan(status, raw.headers ?? {});
-        if (typeof p === "string") {
-          settle(fail(`HTTP ${status} ${p}`));
+        if ("refuse" in p) {
+          settle(fail(`HTTP ${status} ${p.refuse}`, p.overLimit));
           return;
         }
         body = p;
@@ -662,7 +687,7 @@ function readObject(
           return;
         }
         if (read + chunk.length > p.max) {
-          settle(fail(`body passes ${p.max} bytes, ${p.maxWhy}`));
+          settle(fail(`body passes ${p.max} bytes, ${p.maxWhy}`, p.callersMax));
           return;
         }
         const end = p.end ?? Number.POSITIVE_INFINITY;

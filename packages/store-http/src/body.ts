@@ -41,7 +41,8 @@ function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
 
 /**
  * Reads `res.body` under `plan`. Each read waits at most `idleMs` (armed on
- * `attempt`); `fail(reason)` makes the error for a body that breaks the plan.
+ * `attempt`); `fail(reason, overMax)` makes the error for a body that breaks the
+ * plan (`overMax`: it passed `plan.max`).
  * Other failures (network, abort) are thrown as they come: the caller maps them.
  */
 export async function readBody(
@@ -49,7 +50,7 @@ export async function readBody(
   attempt: Attempt,
   idleMs: number,
   plan: BodyPlan,
-  fail: (reason: string) => Error,
+  fail: (reason: string, overMax?: boolean) => Error,
 ): Promise<Uint8Array> {
   const start = plan.start ?? 0;
   const end = plan.end ?? Number.POSITIVE_INFINITY;
@@ -82,7 +83,7 @@ export async function readBody(
         throw fail(`body is longer than the ${exact} bytes its ${plan.exactWhy} announces`);
       }
       if (read + piece.length > max) {
-        throw fail(`body passes ${max} bytes, ${plan.maxWhy}`);
+        throw fail(`body passes ${max} bytes, ${plan.maxWhy}`, true);
       }
       const from = Math.max(start - read, 0);
       const to = Math.min(end - read, piece.length);

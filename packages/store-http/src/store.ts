@@ -11,6 +11,7 @@ import {
   StoreError,
   type StoreOptions,
   throwIfAborted,
+  ValueTooLargeError,
   validateKey,
   ZarrError,
 } from "@zarr/core";
@@ -288,8 +289,13 @@ export class HttpStore {
     }
     const { res, attempt } = await this.#request(op, "GET", url, header);
     const where = `GET ${url.href}${header ? ` (Range: ${header})` : ""}`;
-    const bad = (reason: string) =>
-      new StoreError(`key ${JSON.stringify(key)}: ${where}: ${reason}`, { path: key });
+    // Past the caller's own limit (options.maxBytes): a ValueTooLargeError, which core
+    // reports for a chunk as a damaged chunk, as it does for every store.
+    const bad = (reason: string, overCallersLimit = false) =>
+      new (overCallersLimit && maxBytes !== undefined ? ValueTooLargeError : StoreError)(
+        `key ${JSON.stringify(key)}: ${where}: ${reason}`,
+        { path: key },
+      );
     const limit = maxBytes ?? this.#maxBody;
     const limitWhy =
       maxBytes === undefined
@@ -297,8 +303,8 @@ export class HttpStore {
         : "the most this read accepts (options.maxBytes)";
     const read = async (plan: BodyPlan) => {
       try {
-        return await readBody(res, attempt, this.#timeouts.idle, plan, (reason) =>
-          bad(`${res.status} ${reason}`),
+        return await readBody(res, attempt, this.#timeouts.idle, plan, (reason, overMax) =>
+          bad(`${res.status} ${reason}`, overMax && plan.max === limit),
         );
       } catch (cause) {
         if (cause instanceof ZarrError) throw cause;
@@ -311,10 +317,10 @@ export class HttpStore {
         );
       }
     };
-    const refuse = (reason: string) => {
+    const refuse = (reason: string, overCallersLimit = false) => {
       res.body?.cancel().catch(() => {});
       attempt.abort();
-      return bad(reason);
+      return bad(reason, overCallersLimit);
     };
     try {
       if (this.#isMissing(res.status)) {
@@ -341,7 +347,7 @@ export class HttpStore {
         const exact = length === undefined ? {} : { exact: length, exactWhy: "Content-Length" };
         if (range === undefined) {
           if (length !== undefined && length > limit) {
-            throw refuse(`Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`);
+            throw refuse(`Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`, true);
           }
           return await read({ max: limit, maxWhy: limitWhy, ...exact });
         }
@@ -409,7 +415,10 @@ export class HttpStore {
         }
         const expected = cr.last - cr.first + 1;
         if (expected > limit) {
-          throw refuse(`206 range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`);
+          throw refuse(
+            `206 range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`,
+            true,
+          );
         }
         const length = contentLength(res);
         if (length !== undefined && length !== expected) {

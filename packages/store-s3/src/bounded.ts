@@ -213,7 +213,7 @@ export async function readBody(
   signal: AbortSignal | undefined,
   idleMs: number,
   idleOption: string,
-  fail: (reason: string) => Error,
+  fail: (reason: string, overMax?: boolean) => Error,
 ): Promise<Uint8Array> {
   const start = plan.start ?? 0;
   const end = plan.end ?? Number.POSITIVE_INFINITY;
@@ -237,7 +237,7 @@ export async function readBody(
       if (exact !== undefined && read + piece.length > exact) {
         throw fail(`body is longer than the ${exact} bytes its ${plan.exactWhy} announces`);
       }
-      if (read + piece.length > max) throw fail(`body passes ${max} bytes, ${plan.maxWhy}`);
+      if (read + piece.length > max) throw fail(`body passes ${max} bytes, ${plan.maxWhy}`, true);
       const from = Math.max(start - read, 0);
       const to = Math.min(end - read, piece.length);
       read += piece.length;

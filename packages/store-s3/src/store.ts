@@ -27,6 +27,7 @@ import {
   StoreError,
   type StoreOptions,
   throwIfAborted,
+  ValueTooLargeError,
   validateKey,
   validatePrefix,
   type WritableStore,
@@ -187,22 +188,26 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
         { abortSignal: deadline.signal, requestTimeout: this.#timeouts.response },
       );
       const status = out.$metadata.httpStatusCode;
-      const bad = (reason: string) =>
-        new StoreError(`${where}${header ? ` (Range: ${header})` : ""}: HTTP ${status} ${reason}`, {
-          path: key,
-        });
-      const refuse = (reason: string): never => {
+      // Past the caller's own limit (options.maxBytes): a ValueTooLargeError, which core
+      // reports for a chunk as a damaged chunk, as it does for every store.
+      const bad = (reason: string, overCallersLimit = false) =>
+        new (overCallersLimit && maxBytes !== undefined ? ValueTooLargeError : StoreError)(
+          `${where}${header ? ` (Range: ${header})` : ""}: HTTP ${status} ${reason}`,
+          { path: key },
+        );
+      const refuse = (reason: string, overCallersLimit = false): never => {
         (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
-        throw bad(reason);
+        throw bad(reason, overCallersLimit);
       };
       const plan = this.#plan(range, header, status, out, maxBytes, refuse);
+      const limit = maxBytes ?? this.#maxBody;
       return await readBody(
         out.Body,
         plan,
         deadline.signal,
         this.#timeouts.idle,
         "timeouts.idle",
-        bad,
+        (reason, overMax) => bad(reason, overMax && plan.max === limit),
       );
     } catch (error) {
       if (error instanceof ZarrError) throw error;
@@ -228,7 +233,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
     status: number | undefined,
     out: { ContentLength?: number; ContentRange?: string; ContentEncoding?: string },
     maxBytes: number | undefined,
-    refuse: (reason: string) => never,
+    refuse: (reason: string, overCallersLimit?: boolean) => never,
   ): BodyPlan {
     const limit = maxBytes ?? this.#maxBody;
     const limitWhy =
@@ -242,7 +247,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
     if (range === undefined || header === undefined || status !== 206) {
       if (range === undefined || header === undefined) {
         if (length !== undefined && length > limit) {
-          refuse(`Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`);
+          refuse(`Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`, true);
         }
         return { max: limit, maxWhy: limitWhy, ...exact };
       }
@@ -279,7 +284,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
       refuse(`Content-Range ${out.ContentRange} is not the range asked for`);
     }
     if (expected > limit)
-      refuse(`range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`);
+      refuse(`range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`, true);
     if (length !== undefined && length !== expected) {
       refuse(`Content-Length ${length} does not match its Content-Range (${expected} bytes)`);
     }

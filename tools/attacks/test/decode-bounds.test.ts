@@ -137,11 +137,7 @@ beforeAll(async () => {
 afterAll(() => (root ? rm(root, { recursive: true, force: true }) : undefined));
 
 /** Opens `path` in the fixture directory in a child and reads `selection` (all when omitted). */
-function read(
-  path: string,
-  selection = "undefined",
-  prelude = "",
-): ReturnType<typeof attack> {
+function read(path: string, selection = "undefined", prelude = ""): ReturnType<typeof attack> {
   return attack(
     `
     await import("@zarr/codec-zstd/register");
