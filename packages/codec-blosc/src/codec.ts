@@ -293,7 +293,8 @@ export function parseBloscConfig(
     throw new MetadataError("blosc configuration must be an object", { path: context.path });
   }
   for (const key of Object.keys(config)) {
-    if (!KEYS.has(key) && !(key === "id" && context.format === 2)) {
+    // v2 metadata: numcodecs configurations (from newer versions too) may carry keys we do not read.
+    if (!KEYS.has(key) && context.format !== 2) {
       throw bad(context, key, "is not a blosc configuration field", config[key]);
     }
   }

@@ -132,7 +132,13 @@ function factory(format: DeflateFormat, name: string): CodecFactory {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context) {
       const defaultLevel = context.format === 3 && format === "gzip" ? 5 : 1;
-      const level = parseLevel(configuration, name, context.path, defaultLevel);
+      const level = parseLevel(
+        configuration,
+        name,
+        context.path,
+        defaultLevel,
+        context.format === 2,
+      );
       return new DeflateCodec(format, { level, name, path: context.path });
     },
   };

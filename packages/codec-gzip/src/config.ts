@@ -10,17 +10,20 @@ const IGNORED_KEYS = new Set(["id"]);
 
 /**
  * Reads `configuration.level` as an integer in 0..9. A missing level gets
- * `defaultLevel`; unknown keys and other values are a `CodecError` naming the field.
+ * `defaultLevel`; a bad level is a `CodecError` naming the field, and so are
+ * unknown keys unless `lenient` (v2 metadata: numcodecs configurations from
+ * newer versions may carry keys we do not read).
  */
 export function parseLevel(
   configuration: JsonObject | undefined,
   name: string,
   path: string,
   defaultLevel: number,
+  lenient = false,
 ): number {
   const config = configuration ?? {};
   for (const key of Object.keys(config)) {
-    if (key !== "level" && !IGNORED_KEYS.has(key)) {
+    if (!lenient && key !== "level" && !IGNORED_KEYS.has(key)) {
       throw new CodecError(`${name} codec at "${path}": unknown configuration field "${key}"`, {
         path,
       });

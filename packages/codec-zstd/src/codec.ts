@@ -276,7 +276,13 @@ function factory(name: string): CodecFactory {
     fromConfig(configuration, context) {
       // zarr-python 3 writes level 0 for v3; numcodecs' default level is 1.
       const defaults = { level: context.format === 3 && name === "zstd" ? 0 : 1, checksum: false };
-      const config = parseZstdConfig(configuration, name, context.path, defaults);
+      const config = parseZstdConfig(
+        configuration,
+        name,
+        context.path,
+        defaults,
+        context.format === 2,
+      );
       return new ZstdCodec({ ...config, name, path: context.path, format: context.format });
     },
   };

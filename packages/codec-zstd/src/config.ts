@@ -27,13 +27,15 @@ export function parseZstdConfig(
   name: string,
   path: string,
   defaults: ZstdConfig,
+  lenient = false,
 ): ZstdConfig {
   const config = configuration ?? {};
   const fail = (why: string): never => {
     throw new CodecError(`${name} codec at "${path}": ${why}`, { path });
   };
   for (const key of Object.keys(config)) {
-    if (!KNOWN.has(key)) fail(`unknown configuration field "${key}"`);
+    // v2 metadata (lenient): numcodecs configurations from newer versions may carry keys we do not read.
+    if (!lenient && !KNOWN.has(key)) fail(`unknown configuration field "${key}"`);
   }
   const level = config.level ?? defaults.level;
   if (
