@@ -66,7 +66,7 @@ describe("slabs of a selection", () => {
   it("slabs along a unit-step dimension are whole chunk rows when a chunk row fits", () => {
     const sel = normalizeSelection(parseSelection("1:7"), array.shape);
     const rows = [...slabs(sel, array.chunkShape, 4 * 99)].map((s) => {
-      const d = (s.selection as { start: number; stop: number }[])[0];
+      const d = (s.selection as unknown as { start: number; stop: number }[])[0];
       return [d.start, d.stop];
     });
     // Up to 4 rows a slab, chunk rows of 2: every slab but the last ends on a chunk boundary.

@@ -4,7 +4,8 @@ import { eraseNode, exists, open, resolveStore } from "@zarr/core";
 import { createZipFileStore } from "@zarr/store-zip/node";
 import { type Command, flag, str } from "../command.js";
 import { planCopy, writePlanMetadata } from "../copy/plan.js";
-import { elementBytes, type TransferStats, transfer, unitCounts } from "../copy/transfer.js";
+import { elementBytes, type TransferStats, transfer } from "../copy/transfer.js";
+import { planUnits } from "../copy/units.js";
 import { LAYOUT_FLAGS, LAYOUT_HELP } from "../layout.js";
 import { formatBytes, formatDuration, Progress } from "../progress.js";
 import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
@@ -207,18 +208,16 @@ examples:
       unitBytes = Math.max(unitBytes, 3 * dstChunk + READ_CONCURRENCY * srcChunk);
     }
     const jobs = Math.max(1, Math.min(jobsWanted, Math.floor(memory / unitBytes)));
-    const total = unitCounts(plan).reduce((a, b) => a + b, 0);
+    const units = await planUnits(plan, dst, { part, parts, resume, signal: io.signal });
     const progress = new Progress(
-      Math.floor(((part + 1) * total) / parts) - Math.floor((part * total) / parts),
+      units.reduce((n, u) => n + u.count, 0),
       partMode ? `copy ${part}/${parts}` : "copy",
       io.progress,
     );
     let stats: TransferStats;
     try {
-      stats = await transfer(plan, dst, {
+      stats = await transfer(units, dst, {
         resume,
-        part,
-        parts,
         jobs,
         readConcurrency: READ_CONCURRENCY,
         progress,
