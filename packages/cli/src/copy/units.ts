@@ -13,9 +13,16 @@
  * the chunking changes, every destination chunk a stored source chunk
  * overlaps), so cost follows stored data, not the size of the grid. With
  * `--resume` it also revisits destination chunks of its range that are stored
- * in the destination (their source may be all fill value now: they are
- * erased). Where the source cannot list (HTTP), every position of the range
- * is a unit, as the grid is all there is to go by.
+ * in the destination although no stored source chunk overlaps them (they are
+ * erased: their source is all fill value now). Where the source cannot list
+ * (HTTP), every position of the range is a unit, as the grid is all there is
+ * to go by.
+ *
+ * Memory: the stored source chunks of an array are held as sorted linear
+ * indices (8 bytes each); units are generated from them lazily, each by the
+ * first stored source chunk (in C order) it overlaps, so none is generated
+ * twice and none is held. Only `--resume`'s extra destination chunks are
+ * collected.
  *
  * @module
  */
@@ -29,11 +36,11 @@ export interface ArrayUnits {
   readonly node: ArrayNode;
   /** How many (exact below 2^53). */
   readonly count: number;
-  /** Their grid coordinates, in C order. */
+  /** Their grid coordinates (each once). */
   coords(): Iterable<number[]>;
   /**
-   * The stored chunks of the source (linear indices of its grid), when its
-   * store can list: a unit then reads only those it overlaps.
+   * The stored chunks of the source, when its store can list: a unit then
+   * reads only those it overlaps.
    */
   readonly sources?: SortedIndices;
 }
@@ -72,16 +79,44 @@ export function partRange(total: bigint, i: number, n: number): [bigint, bigint]
 }
 
 /**
- * A set of linear indices below `limit`: doubles in a typed array (8 bytes
- * each) while `limit` is at most 2^53, BigInts beyond.
+ * The rows of the box [first, last] (inclusive, per dimension): every
+ * combination of the leading coordinates, in C order (one empty row for
+ * 1-dimensional boxes; none for 0-dimensional ones).
+ */
+function* rows(first: readonly number[], last: readonly number[]): Generator<number[]> {
+  const n = first.length - 1;
+  if (n < 0) return;
+  const at = first.slice(0, n);
+  while (true) {
+    yield at;
+    let d = n - 1;
+    while (d >= 0 && at[d] === last[d]) {
+      at[d] = first[d];
+      d--;
+    }
+    if (d < 0) return;
+    at[d]++;
+  }
+}
+
+/** Number of rows of a box. */
+function rowCount(first: readonly number[], last: readonly number[]): number {
+  let r = 1;
+  for (let d = 0; d < first.length - 1; d++) r *= last[d] - first[d] + 1;
+  return r;
+}
+
+/**
+ * A set of linear indices of a grid: doubles in a typed array (8 bytes each)
+ * while the grid has at most 2^53 positions, BigInts beyond.
  */
 class IndexSet {
   #small: Float64Array | undefined;
   #length = 0;
   #big: bigint[] | undefined;
 
-  constructor(limit: bigint) {
-    if (limit <= BigInt(Number.MAX_SAFE_INTEGER) + 1n) this.#small = new Float64Array(1024);
+  constructor(gridSize: bigint) {
+    if (gridSize <= BigInt(Number.MAX_SAFE_INTEGER) + 1n) this.#small = new Float64Array(1024);
     else this.#big = [];
   }
 
@@ -108,7 +143,7 @@ class IndexSet {
     const a = this.#small!.subarray(0, this.#length).sort();
     let n = 0;
     for (let k = 0; k < a.length; k++) if (k === 0 || a[k] !== a[n - 1]) a[n++] = a[k];
-    return new SortedIndices(a.subarray(0, n));
+    return new SortedIndices(a.slice(0, n));
   }
 }
 
@@ -139,84 +174,117 @@ export class SortedIndices {
   }
 
   /**
-   * The grid coordinates of the indices inside the box [first, last]
-   * (inclusive, per dimension) of `grid`, in C order.
+   * The indices inside the box [first, last] (inclusive, per dimension) of
+   * `grid`, ascending, as positions in the list.
    */
+  *#positions(
+    first: readonly number[],
+    last: readonly number[],
+    grid: readonly number[],
+  ): Generator<number> {
+    const n = grid.length;
+    if (n === 0) {
+      if (this.length > 0) yield 0;
+      return;
+    }
+    const from = this.#lowerBound(ravel(first, grid));
+    const to = this.#lowerBound(ravel(last, grid) + 1n);
+    if (from === to) return;
+    if (to - from <= rowCount(first, last)) {
+      // Fewer indices in the box's span than rows: check each.
+      for (let k = from; k < to; k++) {
+        const coords = unravel(this.at(k), grid);
+        if (coords.every((c, d) => c >= first[d] && c <= last[d])) yield k;
+      }
+      return;
+    }
+    // Each row along the last dimension is a run of consecutive indices: one search each.
+    for (const row of rows(first, last)) {
+      const end = this.#lowerBound(ravel([...row, last[n - 1]], grid) + 1n);
+      for (let k = this.#lowerBound(ravel([...row, first[n - 1]], grid)); k < end; k++) yield k;
+    }
+  }
+
+  /** The grid coordinates of the indices inside the box [first, last], ascending. */
   *within(
     first: readonly number[],
     last: readonly number[],
     grid: readonly number[],
   ): Generator<number[]> {
-    const n = grid.length;
-    if (n === 0) {
-      if (this.length > 0) yield [];
-      return;
-    }
-    // Rows along the last dimension are contiguous runs of indices: one binary search each,
-    // unless the whole box spans fewer stored indices than it has rows.
-    const from = this.#lowerBound(ravel(first, grid));
-    const to = this.#lowerBound(ravel(last, grid) + 1n);
-    let rows = 1;
-    for (let d = 0; d < n - 1; d++) rows *= last[d] - first[d] + 1;
-    if (to - from <= rows) {
-      for (let k = from; k < to; k++) {
-        const coords = unravel(this.at(k), grid);
-        if (coords.every((c, d) => c >= first[d] && c <= last[d])) yield coords;
-      }
-      return;
-    }
-    const at = first.slice(0, n - 1);
-    while (true) {
-      const row = [...at, first[n - 1]];
-      const end = this.#lowerBound(ravel([...at, last[n - 1]], grid) + 1n);
-      for (let k = this.#lowerBound(ravel(row, grid)); k < end; k++)
-        yield unravel(this.at(k), grid);
-      let d = n - 2;
-      while (d >= 0 && at[d] === last[d]) {
-        at[d] = first[d];
-        d--;
-      }
-      if (d < 0) return;
-      at[d]++;
-    }
+    for (const k of this.#positions(first, last, grid)) yield unravel(this.at(k), grid);
+  }
+
+  /** The smallest index inside the box [first, last], if any. */
+  first(
+    first: readonly number[],
+    last: readonly number[],
+    grid: readonly number[],
+  ): bigint | undefined {
+    for (const k of this.#positions(first, last, grid)) return this.at(k);
+    return undefined;
   }
 }
 
-/**
- * Adds the destination chunks (linear indices in [lo, hi)) that overlap the
- * source chunk at `coords`.
- */
-function addOverlaps(
-  node: ArrayNode,
+/** The box of `to`-chunks (grid coordinates, inclusive) that the `from`-chunk at `coords` overlaps. */
+function overlapBox(
   coords: readonly number[],
-  lo: bigint,
-  hi: bigint,
-  into: IndexSet,
-): void {
-  const shape = node.plan.shape;
-  const from = node.src.chunkShape;
-  const to = node.plan.chunkShape;
-  const grid = node.plan.gridShape;
+  from: readonly number[],
+  to: readonly number[],
+  shape: readonly number[],
+): [number[], number[]] | undefined {
   const first: number[] = [];
   const last: number[] = [];
   for (let d = 0; d < shape.length; d++) {
     const start = coords[d] * from[d];
     const stop = Math.min(start + from[d], shape[d]);
-    if (stop <= start) return;
+    if (stop <= start) return undefined;
     first.push(Math.floor(start / to[d]));
     last.push(Math.floor((stop - 1) / to[d]));
   }
-  const at = [...first];
-  while (true) {
-    const i = ravel(at, grid);
-    if (i >= lo && i < hi) into.add(i);
-    let d = at.length - 1;
-    while (d >= 0 && at[d] === last[d]) {
-      at[d] = first[d];
-      d--;
+  return [first, last];
+}
+
+/**
+ * The destination chunks with linear index in [lo, hi) that overlap a stored
+ * source chunk, each generated once: by the first stored source chunk (in C
+ * order) it overlaps.
+ */
+function* fromStored(
+  node: ArrayNode,
+  sources: SortedIndices,
+  lo: bigint,
+  hi: bigint,
+): Generator<number[]> {
+  const shape = node.plan.shape;
+  const srcChunks = node.src.chunkShape;
+  const srcGrid = node.src.gridShape;
+  const dstChunks = node.plan.chunkShape;
+  const grid = node.plan.gridShape;
+  const n = shape.length;
+  for (let k = 0; k < sources.length; k++) {
+    const s = sources.at(k);
+    const box = overlapBox(unravel(s, srcGrid), srcChunks, dstChunks, shape);
+    if (box === undefined) continue;
+    const [first, last] = box;
+    const owns = (u: number[]): boolean => {
+      const back = overlapBox(u, dstChunks, srcChunks, shape)!;
+      // Inside one source chunk (the usual case): that is this one.
+      if (back[0].every((c, d) => c === back[1][d])) return true;
+      return sources.first(back[0], back[1], srcGrid) === s;
+    };
+    if (n === 0) {
+      if (lo <= 0n && 0n < hi) yield [];
+      continue;
     }
-    if (d < 0) return;
-    at[d]++;
+    for (const row of rows(first, last)) {
+      const rowStart = ravel([...row, first[n - 1]], grid);
+      const from = bigMax(rowStart, lo);
+      const to = bigMin(rowStart + BigInt(last[n - 1] - first[n - 1]), hi - 1n);
+      for (let i = from; i <= to; i++) {
+        const u = [...row, first[n - 1] + Number(i - rowStart)];
+        if (owns(u)) yield u;
+      }
+    }
   }
 }
 
@@ -234,11 +302,23 @@ async function* storedInDestination(
   }
 }
 
+/** Counts what `items` yields, yielding to the event loop now and then (so that Ctrl-C is heard). */
+async function countOf(items: Iterable<unknown>, signal: AbortSignal | undefined): Promise<number> {
+  let n = 0;
+  for (const _ of items) {
+    if (++n % 65536 === 0) {
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+    }
+  }
+  return n;
+}
+
 /** Options of {@link planUnits}. */
 export interface UnitOptions {
   part: number;
   parts: number;
-  /** Also revisit destination chunks stored in `dst`. */
+  /** Also revisit destination chunks stored in `dst` that no stored source chunk overlaps. */
   resume: boolean;
   signal?: AbortSignal;
 }
@@ -275,28 +355,28 @@ export async function planUnits(
       });
       continue;
     }
-    const sources = new IndexSet(size(node.src.gridShape));
+    const srcGrid = node.src.gridShape;
+    const listed = new IndexSet(size(srcGrid));
     for await (const { coords } of node.src.storedChunks({ signal: options.signal }))
-      sources.add(ravel(coords, node.src.gridShape));
-    const stored = sources.sorted();
-    const set = new IndexSet(sizes[a]);
-    for (let k = 0; k < stored.length; k++)
-      addOverlaps(node, unravel(stored.at(k), node.src.gridShape), lo, hi, set);
+      listed.add(ravel(coords, srcGrid));
+    const sources = listed.sorted();
+    let extras: SortedIndices | undefined;
     if (options.resume && dst.listable) {
-      for await (const coords of storedInDestination(node, dst, options.signal)) {
-        const i = ravel(coords, grid);
-        if (i >= lo && i < hi) set.add(i);
+      const set = new IndexSet(sizes[a]);
+      for await (const u of storedInDestination(node, dst, options.signal)) {
+        const i = ravel(u, grid);
+        if (i < lo || i >= hi) continue;
+        const back = overlapBox(u, node.plan.chunkShape, node.src.chunkShape, node.plan.shape);
+        if (back === undefined || sources.first(back[0], back[1], srcGrid) === undefined)
+          set.add(i);
       }
+      extras = set.sorted();
     }
-    const sorted = set.sorted();
-    out.push({
-      node,
-      count: sorted.length,
-      *coords() {
-        for (let k = 0; k < sorted.length; k++) yield unravel(sorted.at(k), grid);
-      },
-      sources: stored,
-    });
+    function* coords(): Generator<number[]> {
+      yield* fromStored(node, sources, lo, hi);
+      if (extras) for (let k = 0; k < extras.length; k++) yield unravel(extras.at(k), grid);
+    }
+    out.push({ node, count: await countOf(coords(), options.signal), coords, sources });
   }
   return out;
 }
