@@ -35,15 +35,20 @@ function subSlice(start: number, step: number, from: number, to: number): Slice 
   return new Slice(first, stop, step);
 }
 
+/** Chunks a slab touches at most by default (core plans a read per chunk, and holds the plan). */
+export const MAX_SLAB_CHUNKS = 4096;
+
 /**
- * The slabs of `sel` (normalized against the array's shape), each at most
- * `budget` elements unless a single element along the last dimension is
- * more (never: it is 1). `chunkShape` is the array's (inner) chunk shape.
+ * The slabs of `sel` (normalized against the array's shape), each of at most
+ * `budget` elements and, about, `maxChunks` chunks (the chunks of a row of
+ * the last dimension are never split). `chunkShape` is the array's (inner)
+ * chunk shape.
  */
 export function* slabs(
   sel: NormalizedSelection,
   chunkShape: readonly number[],
   budget: number,
+  maxChunks = MAX_SLAB_CHUNKS,
 ): Generator<Slab> {
   const outShape = sel.shape;
   if (outShape.some((n) => n === 0)) return;
@@ -57,13 +62,28 @@ export function* slabs(
     yield { selection: sel.dims.map((d) => (d.kind === "int" ? d.index : 0)), elements: 1 };
     return;
   }
-  // Elements after dimension j, and the first dimension whose rows fit the budget.
+  // Selected positions per chunk along each output dimension (1 for index arrays, whose
+  // positions may each be in another chunk), and chunks along the whole dimension.
+  const perChunk = outDims.map((d) => {
+    const nd = sel.dims[d];
+    return nd.kind === "slice" ? Math.max(1, Math.floor(chunkShape[d] / Math.abs(nd.step))) : 1;
+  });
+  const chunksAlong = outShape.map(
+    (n, j) => Math.ceil(n / perChunk[j]) + (perChunk[j] > 1 ? 1 : 0),
+  );
+  // Elements and chunks after dimension j; the first dimension whose rows fit both bounds.
   const after: number[] = new Array(m);
+  const chunksAfter: number[] = new Array(m);
   after[m - 1] = 1;
-  for (let j = m - 2; j >= 0; j--) after[j] = after[j + 1] * outShape[j + 1];
+  chunksAfter[m - 1] = 1;
+  for (let j = m - 2; j >= 0; j--) {
+    after[j] = after[j + 1] * outShape[j + 1];
+    chunksAfter[j] = chunksAfter[j + 1] * chunksAlong[j + 1];
+  }
   let k = 0;
-  while (after[k] > budget) k++;
-  let rows = Math.max(1, Math.floor(budget / after[k]));
+  while (after[k] > budget || chunksAfter[k] > maxChunks) k++;
+  const chunkRows = Math.max(1, Math.floor(maxChunks / chunksAfter[k]));
+  let rows = Math.max(1, Math.min(Math.floor(budget / after[k]), chunkRows * perChunk[k]));
   const splitDim = sel.dims[outDims[k]];
   const count = outShape[k];
   // Whole chunk rows along a unit-step slice when they fit.

@@ -11,6 +11,7 @@ import {
   MemoryStore,
   normalizeSelection,
   parseSelection,
+  projectChunks,
   type ZarrArray,
 } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
@@ -62,6 +63,32 @@ describe("slabs of a selection", () => {
       }
     });
   }
+
+  it("a slab touches at most twice maxChunks chunks (chunks of one element included)", async () => {
+    const shape = [40, 30, 20];
+    for (const chunkShape of [
+      [1, 1, 1],
+      [3, 1, 7],
+      [40, 30, 1],
+      [1, 30, 20],
+    ]) {
+      for (const text of [":", "::-3,5,:", "[1,39,2],::2,3:17", "7:33:5,::-1"]) {
+        const sel = normalizeSelection(parseSelection(text), shape);
+        for (const maxChunks of [1, 5, 64]) {
+          let elements = 0;
+          for (const slab of slabs(sel, chunkShape, 10_000, maxChunks)) {
+            const s = normalizeSelection(slab.selection, shape);
+            const touched = [...projectChunks(s, shape, chunkShape)].length;
+            expect(touched, `${text} ${chunkShape} ${maxChunks}`).toBeLessThanOrEqual(
+              2 * maxChunks,
+            );
+            elements += slab.elements;
+          }
+          expect(elements).toBe(sel.shape.reduce((a, b) => a * b, 1));
+        }
+      }
+    }
+  });
 
   it("slabs along a unit-step dimension are whole chunk rows when a chunk row fits", () => {
     const sel = normalizeSelection(parseSelection("1:7"), array.shape);

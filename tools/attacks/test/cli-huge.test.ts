@@ -250,6 +250,17 @@ describe.concurrent("get of a whole huge array", () => {
     expect(big.stdout.slice(0, 8)).toContain("NUMPY");
   });
 
+  it("--out - of 10^15 one-element chunks streams in bounded memory until stopped", async () => {
+    // 8 PB to standard output is not refused (like cat /dev/zero); it must stream, not pile up.
+    const r = await runZarr(["get", src, "e15", "--out", "-"], {
+      maxRssMiB: 400,
+      timeoutMs: 6_000,
+    });
+    expect(r.killed, describeRun(r)).toBe("time");
+    expect(r.peakRssMiB, describeRun(r)).toBeLessThan(400);
+    expect(r.stdout.length, describeRun(r)).toBeGreaterThan(0);
+  });
+
   for (const [name, mode] of [
     ["e15", "--out"],
     ["max", "--npy"],
