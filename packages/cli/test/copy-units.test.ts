@@ -4,7 +4,7 @@
 // chunkings smaller, larger, misaligned and sharded), parts split the grid into
 // disjoint ranges whose union is the whole, and a source that cannot list falls
 // back to the grid. End to end, sparse rechunking copies preserve every value.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -181,6 +181,45 @@ describe("sparse copies end to end", () => {
       expect(stored).toBe(holding.size);
     });
   }
+});
+
+describe("--max-memory", () => {
+  it("a chunk that alone exceeds it is refused before any data moves (exit 2)", async () => {
+    const srcDir = join(dir, "src-memory.zarr");
+    await source(new FileSystemStore(srcDir), [4, 3]);
+    const dst = join(dir, "dst-memory.zarr");
+    const big = await run(
+      "copy",
+      srcDir,
+      dst,
+      "--path",
+      "a",
+      "--chunks",
+      "23,17",
+      "--max-memory",
+      "1K",
+    );
+    expect(big.code).toBe(2);
+    expect(big.err).toMatch(
+      /^zarr: TooLargeError: \/a: one destination chunk \[23, 17\] is 1\.5 KiB decoded, more than --max-memory 1\.0 KiB/,
+    );
+    expect(existsSync(dst)).toBe(false); // refused before any metadata was written
+    const src = await run(
+      "copy",
+      srcDir,
+      dst,
+      "--path",
+      "a",
+      "--chunks",
+      "1,1",
+      "--max-memory",
+      "40",
+    );
+    expect(src.code).toBe(2);
+    expect(src.err).toMatch(/one source chunk \[4, 3\] is 48 B decoded/);
+    const ok = await run("copy", srcDir, dst, "--path", "a", "--max-memory", "1K");
+    expect(ok.code).toBe(0);
+  });
 });
 
 describe("zarr create's default chunks", () => {

@@ -393,6 +393,16 @@ describe.concurrent("copy follows stored chunks, not the grid", () => {
     await copied("cube", ["--chunks", "100,100,100", "--compressor", "gzip:1"]);
   });
 
+  it("a destination chunk larger than --max-memory is refused before any work: exit 2, names the size", async () => {
+    const dst = join(dir, "too-big.zarr");
+    const r = await zarr("copy", src, dst, "--path", "f64", "--chunks", "1000000000");
+    expect(r.code, describeRun(r)).toBe(2);
+    expect(r.stderr).toMatch(
+      /destination chunk \[1000000000\] is 7\.5 GiB decoded, more than --max-memory/,
+    );
+    expect(chunkFiles(join(dst, "f64"))).toEqual([]);
+  });
+
   it("--part i/N: parts own disjoint grid ranges; together they copy the stored chunk once", async () => {
     const dst = join(dir, "parts.zarr");
     const runs = await Promise.all(
