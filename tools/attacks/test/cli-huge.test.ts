@@ -6,7 +6,16 @@
 // under the watchdog: it finishes within its time cap in bounded memory, or
 // refuses early with exit 1/2 and a message naming the size; never a V8 fatal
 // error (exit 134) or an untyped RangeError.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { main } from "@zarr/cli";
@@ -296,6 +305,22 @@ describe.concurrent("get, set with small selections", () => {
     expect(file.length).toBe(128 + 80);
     const body = new Float64Array(Uint8Array.from(file.subarray(128)).buffer);
     expect([...body]).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 4.25]);
+  });
+
+  it("set --from a 1.5 GB file for a 10-element selection: refused from its size, never loaded", async () => {
+    const raw = join(dir, "huge.raw");
+    const npy = join(dir, "huge.npy");
+    writeFileSync(raw, "");
+    truncateSync(raw, 1.5 * 2 ** 30); // sparse: no disk used
+    // A valid .npy file of 10 float64 values, extended to 1.5 GB.
+    await cli("get", src, "f64", "--select", "0:10", "--npy", npy);
+    truncateSync(npy, 1.5 * 2 ** 30);
+    for (const file of [raw, npy]) {
+      const r = await zarr("set", src, "f64", "--select", "0:10", "--from", file);
+      expect(r.code, describeRun(r)).toBe(1);
+      expect(r.stderr).toMatch(/bytes/);
+      expect(r.peakRssMiB).toBeLessThan(200);
+    }
   });
 
   const sets: [string, string, string][] = [
