@@ -233,14 +233,14 @@ describe.concurrent("get of a whole huge array", () => {
     });
   }
 
-  it("--out of 10^9 uint8 elements streams chunk rows to the file in bounded memory", async () => {
+  it("--out of 5 x 10^8 uint8 elements (477 MiB, over the RSS cap) streams chunk rows to a file", async () => {
     const file = join(dir, "u8.bin");
-    const r = await zarr("get", src, "u8", "--out", file);
+    const r = await zarr("get", src, "u8", "--select", "100000000:600000000", "--out", file);
     expect(r.code, describeRun(r)).toBe(0);
     expect(r.stderr).toBe(""); // no progress line when stderr is not a terminal
-    expect(statSync(file).size).toBe(1e9);
-    const fd = readFileSync(file, { flag: "r" }).subarray(500000120, 500000126);
-    expect([...fd]).toEqual([0, 0, 0, 42, 0, 0]);
+    expect(statSync(file).size).toBe(5e8);
+    const around = readFileSync(file).subarray(400000120, 400000126);
+    expect([...around]).toEqual([0, 0, 0, 42, 0, 0]);
     rmSync(file);
   });
 
@@ -263,7 +263,7 @@ describe.concurrent("get of a whole huge array", () => {
     // 8 PB to standard output is not refused (like cat /dev/zero); it must stream, not pile up.
     const r = await runZarr(["get", src, "e15", "--out", "-"], {
       maxRssMiB: 400,
-      timeoutMs: 6_000,
+      timeoutMs: 4_000,
     });
     expect(r.killed, describeRun(r)).toBe("time");
     expect(r.peakRssMiB, describeRun(r)).toBeLessThan(400);
@@ -305,6 +305,12 @@ describe.concurrent("get, set with small selections", () => {
     expect(file.length).toBe(128 + 80);
     const body = new Float64Array(Uint8Array.from(file.subarray(128)).buffer);
     expect([...body]).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 4.25]);
+    const raw = join(dir, "v2dot.bin");
+    const out = await zarr("get", src, "v2dot", "--select", "5:9", "--out", raw);
+    expect(out.code, describeRun(out)).toBe(0);
+    expect([...new Float64Array(Uint8Array.from(readFileSync(raw)).buffer)]).toEqual([
+      0, 0, 6.5, 0,
+    ]);
   });
 
   it("set --from a 1.5 GB file for a 10-element selection: refused from its size, never loaded", async () => {
@@ -348,17 +354,14 @@ describe.concurrent("create with huge shapes", () => {
   it("--shape 10^15 with the default chunks", async () => {
     const store = join(dir, "create1.zarr");
     const r = await zarr("create", store, "a", "--shape", "1000000000000000", "--dtype", "float64");
-    expect([0, 1, 2], describeRun(r)).toContain(r.code);
-    if (r.code === 0) {
-      // The default chunk shape must be one that can be read and written.
-      const info = JSON.parse((await zarr("info", store, "a", "--json")).stdout);
-      const elements = (info.chunk_shape as number[]).reduce((x, y) => x * y, 1);
-      expect(elements * 8).toBeLessThanOrEqual(2 ** 31);
-      const set = await zarr("set", store, "a", "--select=-1", "--value", "1");
-      expect(set.code, describeRun(set)).toBe(0);
-    } else {
-      expect(r.stderr).toMatch(/1000000000000000/);
-    }
+    expect(r.code, describeRun(r)).toBe(0);
+    // The default chunk shape is one that can be read and written.
+    const info = JSON.parse((await zarr("info", store, "a", "--json")).stdout);
+    const elements = (info.chunk_shape as number[]).reduce((x, y) => x * y, 1);
+    expect(elements * 8).toBeLessThanOrEqual(16 * 2 ** 20);
+    const set = await zarr("set", store, "a", "--select=-1", "--value", "1");
+    expect(set.code, describeRun(set)).toBe(0);
+    expect(await element(store, "a", "-1")).toBe(1);
   });
 
   it("--shape 2^53-1 x 2^53-1 with chunks 1,1 (v2 and v3)", async () => {
