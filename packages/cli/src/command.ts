@@ -9,6 +9,13 @@ import type { ParseArgsConfig } from "node:util";
 export interface Io {
   /** Writes one line to standard output. */
   out(line: string): void;
+  /**
+   * Writes text or bytes to standard output as they are (no newline added),
+   * resolving when the stream can take more (back-pressure). Absent when
+   * standard output is a line collector (then streamed text is passed to
+   * `out` line by line, and binary output to standard output is refused).
+   */
+  write?: (data: string | Uint8Array) => Promise<void>;
   /** Writes one line to standard error. */
   err(line: string): void;
   /** Rewrites the progress line on standard error; absent when stderr is not an interactive terminal. */

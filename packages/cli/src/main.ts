@@ -80,6 +80,12 @@ export function processIo(signal?: AbortSignal): Io {
   const showProgress = tty && !env.CI && env.TERM !== "dumb";
   return {
     out: (s) => process.stdout.write(`${s}\n`),
+    write: (data) =>
+      new Promise<void>((resolve) => {
+        // (A reader that went away is handled by the EPIPE listener of bin/zarr.js.)
+        if (process.stdout.write(data)) resolve();
+        else process.stdout.once("drain", resolve);
+      }),
     err: (s) => process.stderr.write(`${s}\n`),
     progress: showProgress ? (line) => process.stderr.write(`\r\x1b[K${line}`) : undefined,
     color: tty && env.NO_COLOR === undefined && env.TERM !== "dumb",

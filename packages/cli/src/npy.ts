@@ -20,12 +20,11 @@ export function npyDescr(
   return typeof d === "string" ? d : undefined;
 }
 
-/** Encodes C-order `data` of `shape` as an `.npy` file (version 1.0, little-endian). */
-export function encodeNpy(
-  dataType: DataType,
-  data: Parameters<NonNullable<DataType["toBytes"]>>[0],
-  shape: readonly number[],
-): Uint8Array {
+/**
+ * The header of an `.npy` file (version 1.0, little-endian, C order) for data
+ * of `shape`; the data bytes follow it (`dataType.toBytes(data, true)`).
+ */
+export function npyHeader(dataType: DataType, shape: readonly number[]): Uint8Array {
   const descr = npyDescr(dataType);
   if (descr === undefined || !dataType.toBytes)
     throw new UsageError(
@@ -37,15 +36,27 @@ export function encodeNpy(
   const total = Math.ceil((10 + header.length + 1) / 64) * 64;
   header = `${header.padEnd(total - 10 - 1, " ")}\n`;
   if (header.length > 0xffff) throw new UsageError("--npy: header too long");
-  const body = dataType.toBytes(data, true);
-  const out = new Uint8Array(10 + header.length + body.length);
+  const out = new Uint8Array(10 + header.length);
   out.set(MAGIC, 0);
   out[6] = 1;
   out[7] = 0;
   out[8] = header.length & 0xff;
   out[9] = header.length >> 8;
   for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
-  out.set(body, 10 + header.length);
+  return out;
+}
+
+/** Encodes C-order `data` of `shape` as an `.npy` file (version 1.0, little-endian). */
+export function encodeNpy(
+  dataType: DataType,
+  data: Parameters<NonNullable<DataType["toBytes"]>>[0],
+  shape: readonly number[],
+): Uint8Array {
+  const header = npyHeader(dataType, shape);
+  const body = dataType.toBytes!(data, true);
+  const out = new Uint8Array(header.length + body.length);
+  out.set(header, 0);
+  out.set(body, header.length);
   return out;
 }
 

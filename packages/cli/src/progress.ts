@@ -11,7 +11,7 @@
 
 /** Formats a byte count with binary units. */
 export function formatBytes(n: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
   let i = 0;
   while (n >= 1024 && i < units.length - 1) {
     n /= 1024;

@@ -1,3 +1,12 @@
+import { ZarrError } from "@zarr/core";
+
+/**
+ * What was asked is too large to do here (a text dump of 10^9 elements, a file
+ * bigger than its disk's free space): refused before anything is allocated or
+ * written (exit code 2). The message names the size and what to do instead.
+ */
+export class TooLargeError extends ZarrError {}
+
 /** A command-line usage error (exit code 1). */
 export class UsageError extends Error {
   override name = "UsageError";

@@ -9,7 +9,7 @@
  * const pool = new WorkerPool(); // cores - 1 workers, started on first use
  * const a = await openArray(store, "temps");
  * const { data } = await a.get(null, { workers: pool }); // same result as without
- * pool.close();
+ * await pool.close();
  * ```
  *
  * `import "@zarr/workers/register"` makes a shared pool the default of every array.

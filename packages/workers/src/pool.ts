@@ -108,6 +108,12 @@ interface Job {
 interface Slot {
   handle: WorkerHandle;
   jobs: Map<number, Job>;
+  /**
+   * Reasons to keep the process alive for this worker: its jobs plus callers
+   * awaiting its start-up (`warmUp`). The worker is ref'd while this is above
+   * zero and unref'd at zero, so an idle pool never keeps a process alive.
+   */
+  holds: number;
   known: Set<number>;
   /** The worker has imported its codec modules and takes jobs. */
   ready: boolean;
@@ -306,22 +312,39 @@ export class WorkerPool implements ChunkCodecWorkers {
     ).then((reply) => reply.output as Uint8Array);
   }
 
-  /** Stops every worker; queued and running jobs fail with a `CodecError`. */
-  close(): void {
+  /**
+   * Stops every worker; queued and running jobs fail with a `CodecError`.
+   * Resolves once every worker has exited (awaiting it is optional: the
+   * workers are stopped either way).
+   */
+  close(): Promise<void> {
     this.#closed = true;
     const error = () => new CodecError("the worker pool was closed");
     for (const job of this.#queue.splice(0)) {
       this.#release(job);
       this.#settle(job, () => job.reject(error()));
     }
+    const stopped: Promise<void>[] = [];
     for (const slot of this.#slots.splice(0)) {
-      slot.handle.terminate();
+      stopped.push(slot.handle.terminate());
       slot.markStarted();
       for (const job of slot.jobs.values()) {
         this.#release(job);
         this.#settle(job, () => job.reject(error()));
       }
+      slot.jobs.clear();
     }
+    return Promise.all(stopped).then(() => undefined);
+  }
+
+  /** One more reason to keep `slot`'s worker (and so the process) alive. */
+  #hold(slot: Slot): void {
+    if (slot.holds++ === 0) slot.handle.ref();
+  }
+
+  /** One reason fewer; at none the worker no longer keeps the process alive. */
+  #letGo(slot: Slot): void {
+    if (slot.holds > 0 && --slot.holds === 0) slot.handle.unref();
   }
 
   #entry(pipeline: CodecPipeline, context: Context): PipelineEntry {
@@ -383,7 +406,15 @@ export class WorkerPool implements ChunkCodecWorkers {
    */
   async warmUp(): Promise<void> {
     this.#warm();
-    await Promise.all(this.#slots.map((s) => s.started));
+    // While awaited, a starting worker keeps the process alive (it is unref'd
+    // otherwise, and a top-level `await pool.warmUp()` would end the process).
+    await Promise.all(
+      this.#slots.map((slot) => {
+        if (slot.ready) return slot.started;
+        this.#hold(slot);
+        return slot.started.finally(() => this.#letGo(slot));
+      }),
+    );
   }
 
   /**
@@ -508,11 +539,12 @@ export class WorkerPool implements ChunkCodecWorkers {
       };
       slot.known.add(job.pipelineId);
       slot.jobs.set(job.id, job);
-      if (slot.jobs.size === 1) slot.handle.ref();
+      this.#hold(slot);
       try {
         slot.handle.post(request, job.transfer);
       } catch (error) {
         slot.jobs.delete(job.id);
+        this.#letGo(slot);
         this.#release(job);
         this.#settle(job, () =>
           job.reject(
@@ -543,6 +575,7 @@ export class WorkerPool implements ChunkCodecWorkers {
     const slot: Slot = {
       handle: undefined as unknown as WorkerHandle,
       jobs: new Map(),
+      holds: 0,
       known: new Set(),
       ready: false,
       started,
@@ -569,7 +602,7 @@ export class WorkerPool implements ChunkCodecWorkers {
     const job = slot.jobs.get(reply.id);
     if (!job) return;
     slot.jobs.delete(reply.id);
-    if (slot.jobs.size === 0) slot.handle.unref();
+    this.#letGo(slot);
     if (reply.type === "result") {
       this.#release(job);
       this.#settle(job, () => job.resolve(reply));

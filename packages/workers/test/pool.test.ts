@@ -43,8 +43,8 @@ async function pool(
   await p.warmUp();
   return p;
 }
-afterAll(() => {
-  for (const p of pools) p.close();
+afterAll(async () => {
+  await Promise.all(pools.map((p) => p.close()));
 });
 
 const COMPRESSORS: Record<string, JsonObject[]> = {
@@ -375,8 +375,10 @@ describe("WorkerPool: errors, fallback, abort", () => {
     const context = { format: 3, path: "zstd" } as const;
     const running = p.decode(a.codecs, bytes, context);
     expect(running).toBeInstanceOf(Promise);
-    p.close();
+    const closing = p.close();
     await expect(running).rejects.toBeInstanceOf(CodecError);
+    await expect(closing).resolves.toBeUndefined(); // every worker has exited
+    expect(p.pending).toBe(0);
     expect(p.decode(a.codecs, bytes, context)).toBeUndefined();
     const r = await a.get(null, { workers: p });
     expect(Array.from(r.data as Float32Array).every((x) => x === 1)).toBe(true);

@@ -4,11 +4,13 @@ import { eraseNode, exists, open, resolveStore } from "@zarr/core";
 import { createZipFileStore } from "@zarr/store-zip/node";
 import { type Command, flag, str } from "../command.js";
 import { planCopy, writePlanMetadata } from "../copy/plan.js";
-import { elementBytes, type TransferStats, transfer, unitCounts } from "../copy/transfer.js";
+import { elementBytes, type TransferStats, transfer } from "../copy/transfer.js";
+import { planUnits } from "../copy/units.js";
 import { LAYOUT_FLAGS, LAYOUT_HELP } from "../layout.js";
 import { formatBytes, formatDuration, Progress } from "../progress.js";
 import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
-import { parseBytes, parseCount, UsageError } from "../usage.js";
+import { parseBytes, parseCount, TooLargeError, UsageError } from "../usage.js";
+import { shardInnerShape } from "./info.js";
 
 const DEFAULT_JOBS = 8;
 const DEFAULT_MEMORY = 1024 * 2 ** 20;
@@ -166,6 +168,34 @@ examples:
       io.signal,
     );
 
+    // Memory: a unit holds its decoded region, the padded chunk and the encoded bytes,
+    // plus up to READ_CONCURRENCY decoded source chunks.
+    // Which destination chunks this process writes (none for --metadata-only), and
+    // refusals (a chunk larger than --max-memory) before anything is written or erased.
+    const units = metadataOnly
+      ? []
+      : await planUnits(plan, dst, { part, parts, resume, signal: io.signal });
+    let unitBytes = 1;
+    for (const { node: a, count } of units) {
+      if (count === 0) continue;
+      const e = elementBytes(a);
+      const dstChunk = a.plan.chunkShape.reduce((x, y) => x * y, 1) * e;
+      // (Reads of a sharded source decode inner chunks only.)
+      const srcChunk = (shardInnerShape(a.src) ?? a.src.chunkShape).reduce((x, y) => x * y, 1) * e;
+      // One chunk (or shard) that cannot be held within the bound: refused before any work.
+      for (const [side, bytes, what] of [
+        ["destination", dstChunk, a.plan.chunkShape],
+        ["source", srcChunk, shardInnerShape(a.src) ?? a.src.chunkShape],
+      ] as const) {
+        if (bytes > memory)
+          throw new TooLargeError(
+            `/${a.src.path}: one ${side} chunk [${what.join(", ")}] is ${formatBytes(bytes)} decoded, more than --max-memory ${formatBytes(memory)}; ${side === "destination" ? "pick smaller --chunks (and --shards)" : "the source cannot be read in pieces smaller than its chunks"}, or raise --max-memory`,
+            { path: a.src.path },
+          );
+      }
+      unitBytes = Math.max(unitBytes, 3 * dstChunk + READ_CONCURRENCY * srcChunk);
+    }
+    const jobs = Math.max(1, Math.min(jobsWanted, Math.floor(memory / unitBytes)));
     const writesMetadata = !noMetadata && (part === 0 || metadataOnly);
     if (
       !zipOut &&
@@ -197,28 +227,15 @@ examples:
       return 0;
     }
 
-    // Memory: a unit holds its decoded region, the padded chunk and the encoded bytes,
-    // plus up to READ_CONCURRENCY decoded source chunks.
-    let unitBytes = 1;
-    for (const a of plan.arrays) {
-      const e = elementBytes(a);
-      const dstChunk = a.plan.chunkShape.reduce((x, y) => x * y, 1) * e;
-      const srcChunk = a.src.chunkShape.reduce((x, y) => x * y, 1) * e;
-      unitBytes = Math.max(unitBytes, 3 * dstChunk + READ_CONCURRENCY * srcChunk);
-    }
-    const jobs = Math.max(1, Math.min(jobsWanted, Math.floor(memory / unitBytes)));
-    const total = unitCounts(plan).reduce((a, b) => a + b, 0);
     const progress = new Progress(
-      Math.floor(((part + 1) * total) / parts) - Math.floor((part * total) / parts),
+      units.reduce((n, u) => n + u.count, 0),
       partMode ? `copy ${part}/${parts}` : "copy",
       io.progress,
     );
     let stats: TransferStats;
     try {
-      stats = await transfer(plan, dst, {
+      stats = await transfer(units, dst, {
         resume,
-        part,
-        parts,
         jobs,
         readConcurrency: READ_CONCURRENCY,
         progress,

@@ -39,6 +39,29 @@ function fillOption(text: string | undefined): JsonValue | undefined {
   }
 }
 
+/** Arrays up to this many bytes are one chunk by default. */
+export const DEFAULT_CHUNK_MAX = 64 * 2 ** 20;
+/** Larger arrays get default chunks of at most this many bytes. */
+export const DEFAULT_CHUNK_TARGET = 16 * 2 ** 20;
+
+/**
+ * The default chunk shape: the whole array when it is small, else the shape
+ * with its longest side halved (rounding up) until a chunk holds at most
+ * {@link DEFAULT_CHUNK_TARGET} bytes. `itemSize` estimates variable-size types.
+ */
+export function defaultChunks(shape: readonly number[], itemSize: number): number[] {
+  const chunks = shape.map((n) => Math.max(n, 1));
+  const bytes = () => chunks.reduce((a, b) => a * b, itemSize);
+  if (bytes() <= DEFAULT_CHUNK_MAX) return chunks;
+  while (bytes() > DEFAULT_CHUNK_TARGET) {
+    let d = 0;
+    for (let i = 1; i < chunks.length; i++) if (chunks[i] > chunks[d]) d = i;
+    if (chunks[d] === 1) break; // (a single element larger than the target)
+    chunks[d] = Math.ceil(chunks[d] / 2);
+  }
+  return chunks;
+}
+
 /** `--fill-value null`: v2 only (no fill value: missing chunks read as zeros in zarr-python). */
 function nullFill(format: string): null {
   if (format !== "2")
@@ -117,7 +140,9 @@ options:
   --overwrite              replace an existing node (its data is erased)
 
 ${LAYOUT_HELP}
-  (defaults: --format 3, --chunks = the shape, --compressor none)
+  (defaults: --format 3, --compressor none, --chunks = the shape when the array is at
+  most ${DEFAULT_CHUNK_MAX / 2 ** 20} MiB, else the shape with its longest sides halved until a chunk is
+  at most ${DEFAULT_CHUNK_TARGET / 2 ** 20} MiB, so that any chunk can be read and written)
 
 ${STORE_HELP}
 
@@ -210,7 +235,7 @@ examples:
                   ? dataType.parseFillValue(fill, "--fill-value")
                   : dataType.fromScalar(fill, "--fill-value"),
               ),
-      chunks: shape.map((n) => Math.max(n, 1)),
+      chunks: defaultChunks(shape, dataType.itemSize ?? 16),
       codecs: [serializerFor(dataType.toJSON(), endianFromTypestr)],
       dimensionNames,
       attributes,

@@ -1,10 +1,35 @@
-import { writeFile } from "node:fs/promises";
-import { type NDArray, openArray, parseSelection, resolveStore, type Selection } from "@zarr/core";
+import {
+  type DataArray,
+  type DataType,
+  normalizeSelection,
+  openArray,
+  parseSelection,
+  resolveStore,
+  type Selection,
+  type ZarrArray,
+} from "@zarr/core";
 import { type Command, flag, str } from "../command.js";
-import { arrayJson, scalarJson } from "../format.js";
-import { encodeNpy } from "../npy.js";
+import { scalarJson } from "../format.js";
+import { npyHeader } from "../npy.js";
+import {
+  type ByteSink,
+  fileSink,
+  sizeText,
+  stdoutSink,
+  type TextSink,
+  textSink,
+} from "../output.js";
+import { Progress } from "../progress.js";
+import { exactCount, slabs } from "../slabs.js";
 import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
-import { UsageError } from "../usage.js";
+import { parseCount, TooLargeError, UsageError } from "../usage.js";
+import { shardInnerShape } from "./info.js";
+
+/** Elements `--json`/`--csv` print at most unless `--max-elements` says otherwise. */
+export const DEFAULT_MAX_TEXT_ELEMENTS = 10_000_000;
+
+/** Decoded bytes read per slab (and, through the read concurrency, decoded at once). */
+const SLAB_BYTES = 32 * 2 ** 20;
 
 /** Parses `--select`, turning parse errors into usage errors. */
 export function selectionOption(text: string | undefined): Selection | undefined {
@@ -20,20 +45,11 @@ function csvField(text: string): string {
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** One line per row (all dimensions but the last flattened), values separated by commas. */
-function csvLines(array: NDArray, out: (s: string) => void): void {
-  const n = array.shape.reduce((a, b) => a * b, 1);
-  const rowLength = array.shape.length === 0 ? 1 : array.shape[array.shape.length - 1];
-  if (n === 0) return;
-  for (let start = 0; start < n; start += rowLength) {
-    const fields: string[] = [];
-    for (let i = start; i < start + rowLength; i++) {
-      const value = array.dataType.getScalar(array.data, i);
-      const json = scalarJson(array.dataType, value);
-      fields.push(csvField(typeof value === "string" ? value : json.replace(/^"(.*)"$/, "$1")));
-    }
-    out(fields.join(","));
-  }
+/** The text of element `i` of `data` as one CSV field. */
+function csvValue(dataType: DataType, data: DataArray, i: number): string {
+  const value = dataType.getScalar(data, i);
+  const json = scalarJson(dataType, value);
+  return csvField(typeof value === "string" ? value : json.replace(/^"(.*)"$/, "$1"));
 }
 
 /** `zarr get <store> [path] [--select SEL] (--json | --csv | --out FILE | --npy FILE)`. */
@@ -45,13 +61,20 @@ export const getCommand: Command = {
 SEL is numpy-like: "0:10,::-2,5,...", "[1,3,5],:" (index arrays), "-1".
 
 options:
-  --select, -s SEL  the selection (default: everything)
-  --json            print {"shape": [...], "data": [...]} (C order; NaN/Infinity and
-                    integers beyond 2^53 as strings; complex as [re, im]; raw/bytes as
-                    byte lists)
-  --csv             print one line per row (the last dimension), values comma-separated
-  --out, -o FILE    write the raw little-endian C-order bytes
-  --npy FILE        write a NumPy .npy file
+  --select, -s SEL    the selection (default: everything)
+  --json              print {"shape": [...], "data": [...]} (C order; NaN/Infinity and
+                      integers beyond 2^53 as strings; complex as [re, im]; raw/bytes as
+                      byte lists)
+  --csv               print one line per row (the last dimension), values comma-separated
+  --out, -o FILE      write the raw little-endian C-order bytes (- for standard output)
+  --npy FILE          write a NumPy .npy file (- for standard output)
+  --max-elements N    largest selection --json/--csv print (default ${DEFAULT_MAX_TEXT_ELEMENTS}); larger
+                      ones are refused (exit 2) before anything is read
+
+Reads stream: the selection is read a slab of whole chunk rows (at most ${SLAB_BYTES / 2 ** 20} MiB
+decoded) at a time and written before the next, so --out and --npy work for arrays of
+any size in bounded memory (a file that would not fit on its disk is refused first).
+A progress line shows on an interactive terminal.
 
 ${STORE_HELP}
 
@@ -59,13 +82,14 @@ examples:
   zarr get data.zarr temperature --select "0,:10" --json
   zarr get data.zarr temperature --select "0" --csv > t0.csv
   zarr get data.zarr temperature --out temperature.bin
-  zarr get data.zarr temperature --npy temperature.npy`,
+  zarr get data.zarr temperature --npy - | python -c "import numpy, sys; print(numpy.load(sys.stdin.buffer).mean())"`,
   options: {
     select: { type: "string", short: "s" },
     json: { type: "boolean" },
     csv: { type: "boolean" },
     out: { type: "string", short: "o" },
     npy: { type: "string" },
+    "max-elements": { type: "string" },
   },
   positionals: [1, 2],
   async run([storeArg, path = ""], values, io) {
@@ -75,20 +99,142 @@ examples:
     const npyFile = str(values, "npy");
     if (!json && !csv && !outFile && !npyFile)
       throw new UsageError("zarr get needs --json, --csv, --out FILE or --npy FILE");
-    if (json && csv) throw new UsageError("--json and --csv both print to stdout; pick one");
+    const toStdout = [json, csv, outFile === "-", npyFile === "-"].filter(Boolean).length;
+    if (toStdout > 1)
+      throw new UsageError(
+        "only one of --json, --csv, --out - and --npy - can write to standard output",
+      );
+    const maxText =
+      str(values, "max-elements") === undefined
+        ? DEFAULT_MAX_TEXT_ELEMENTS
+        : parseCount(str(values, "max-elements")!, "--max-elements", 1);
     const selection = selectionOption(str(values, "select"));
     const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags));
     const array = await openArray(store, path);
-    if ((outFile || npyFile) && !array.dataType.toBytes) {
+    const dataType = array.dataType;
+    if ((outFile || npyFile) && !dataType.toBytes) {
       throw new UsageError(
-        `--out and --npy write fixed-size data only; ${array.dataType.name} is variable-size (use --json)`,
+        `--out and --npy write fixed-size data only; ${dataType.name} is variable-size (use --json)`,
       );
     }
-    const result = await array.get(selection, { signal: io.signal });
-    if (outFile) await writeFile(outFile, array.dataType.toBytes!(result.data, true));
-    if (npyFile) await writeFile(npyFile, encodeNpy(array.dataType, result.data, result.shape));
-    if (json) io.out(arrayJson(result));
-    if (csv) csvLines(result, io.out);
+    const sel = normalizeSelection(selection, array.shape, array.path);
+    const count = exactCount(sel.shape);
+    const itemSize = dataType.itemSize;
+    const name = `/${array.path}`;
+    const what = `${selection === undefined ? name : `the selection of ${name}`} (${count} elements of ${dataType.name})`;
+    if ((json || csv) && count > BigInt(maxText)) {
+      throw new TooLargeError(
+        `--${json ? "json" : "csv"}: ${what} is more than the ${maxText} elements printed as text at most` +
+          `${itemSize === null ? "" : ` (${sizeText(count * BigInt(itemSize))} as binary)`}; ` +
+          `read a part with --select, write binary with --out FILE or --npy FILE, or raise --max-elements`,
+        { path: array.path },
+      );
+    }
+    const bytes = itemSize === null ? 0n : count * BigInt(itemSize);
+    if ((outFile || npyFile) && bytes > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new TooLargeError(
+        `${outFile ? "--out" : "--npy"}: ${what} would be ${sizeText(bytes)}, more than the 2^53 bytes a stream can hold; read a part with --select`,
+        { path: array.path },
+      );
+    }
+
+    // Every destination is open (and checked) before the first read.
+    const binary: ByteSink[] = [];
+    const opened: ByteSink[] = [];
+    try {
+      if (outFile) {
+        const sink =
+          outFile === "-" ? stdoutSink(io, "--out") : await fileSink(outFile, bytes, what, "--out");
+        opened.push(sink);
+        binary.push(sink);
+      }
+      if (npyFile) {
+        const header = npyHeader(dataType, sel.shape);
+        const sink =
+          npyFile === "-"
+            ? stdoutSink(io, "--npy")
+            : await fileSink(npyFile, bytes + BigInt(header.length), what, "--npy");
+        opened.push(sink);
+        await sink.write(header);
+        binary.push(sink);
+      }
+      const text = json || csv ? textSink(io) : undefined;
+      await stream(array, sel, {
+        binary,
+        text,
+        format: json ? "json" : "csv",
+        progress: new Progress(Number(count), "get", io.progress),
+        signal: io.signal,
+      });
+      for (const sink of opened) await sink.close();
+    } catch (e) {
+      for (const sink of opened) await sink.abort();
+      throw e;
+    }
     return 0;
   },
 };
+
+/** Reads `sel` of `array` slab by slab into the sinks. */
+async function stream(
+  array: ZarrArray,
+  sel: ReturnType<typeof normalizeSelection>,
+  options: {
+    binary: ByteSink[];
+    text: TextSink | undefined;
+    format: "json" | "csv";
+    progress: Progress;
+    signal: AbortSignal | undefined;
+  },
+): Promise<void> {
+  const { binary, text, format, progress, signal } = options;
+  const dataType = array.dataType;
+  const itemBytes = dataType.itemSize ?? 64; // variable-size: an estimate per element
+  const budget = Math.max(1, Math.floor(SLAB_BYTES / itemBytes));
+  const chunkShape = shardInnerShape(array) ?? array.chunkShape;
+  const chunkBytes = chunkShape.reduce((a, b) => a * b, 1) * itemBytes;
+  // Chunks decoded at once stay within about one slab's memory.
+  const concurrency = Math.max(1, Math.min(16, Math.floor(SLAB_BYTES / chunkBytes)));
+  const rowLength = sel.shape.length === 0 ? 1 : sel.shape[sel.shape.length - 1];
+  let written = 0; // elements so far
+  if (text && format === "json") await text.write(`{"shape":${JSON.stringify(sel.shape)},"data":[`);
+  // A fixed-size slab's memory serves every slab of its size.
+  let reuse: DataArray | undefined;
+  try {
+    for (const slab of slabs(sel, chunkShape, budget)) {
+      let out: DataArray | undefined;
+      if (dataType.itemSize !== null) {
+        if (reuse === undefined || reuse.length !== slab.elements * dataType.width)
+          reuse = dataType.allocate(slab.elements);
+        out = reuse;
+      }
+      const { data } = await array.get(slab.selection, { signal, concurrency, out });
+      if (binary.length > 0) {
+        const bytes = dataType.toBytes!(data, true);
+        for (const sink of binary) await sink.write(bytes);
+      }
+      if (text) {
+        const parts = new Array<string>(slab.elements);
+        for (let i = 0; i < slab.elements; i++) {
+          const e = written + i;
+          if (format === "json") {
+            parts[i] = (e > 0 ? "," : "") + scalarJson(dataType, dataType.getScalar(data, i));
+          } else {
+            const sep = e === 0 ? "" : e % rowLength === 0 ? "\n" : ",";
+            parts[i] = sep + csvValue(dataType, data, i);
+          }
+        }
+        await text.write(parts.join(""));
+      }
+      written += slab.elements;
+      progress.tick(slab.elements, slab.elements * itemBytes);
+    }
+  } finally {
+    progress.finish();
+  }
+  if (text) {
+    if (format === "json") await text.write("]}\n");
+    else if (written > 0) await text.write("\n");
+    await text.close();
+  }
+}

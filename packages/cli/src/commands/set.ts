@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { open, readFile, stat } from "node:fs/promises";
 import {
   type ArrayValue,
   type JsonValue,
@@ -10,7 +10,11 @@ import {
 import { type Command, str } from "../command.js";
 import { decodeNpy, npyDescr } from "../npy.js";
 import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
-import { UsageError } from "../usage.js";
+import { TooLargeError, UsageError } from "../usage.js";
+
+/** Largest --from file read at once (Node reads at most 2 GiB into one buffer). */
+const MAX_FROM_BYTES = 2 ** 31 - 1;
+
 import { selectionOption } from "./get.js";
 
 /** The scalar of `--value`: JSON (numbers, true/false, strings, [re, im]) or a metadata fill-value form ("NaN", "0x7fc00000"). */
@@ -38,7 +42,31 @@ function scalarValue(array: ZarrArray, text: string): ArrayValue {
   }
 }
 
-/** Reads `--from FILE`: a `.npy` file, or raw little-endian C-order bytes of the selection's shape. */
+/** Bytes [start, end) of a file. */
+async function readRange(file: string, start: number, end: number): Promise<Uint8Array> {
+  const handle = await open(file, "r");
+  try {
+    const out = new Uint8Array(Math.max(0, end - start));
+    let done = 0;
+    while (done < out.length) {
+      const { bytesRead } = await handle.read(out, done, out.length - done, start + done);
+      if (bytesRead === 0) break;
+      done += bytesRead;
+    }
+    return out.subarray(0, done);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Largest .npy header read (real ones are a few hundred bytes). */
+const NPY_MAX_HEADER = 2 ** 20;
+
+/**
+ * Reads `--from FILE`: a `.npy` file, or raw little-endian C-order bytes of
+ * the selection's shape. Sizes, data type and shape are checked before the
+ * data is read, so a wrong (e.g. huge) file is never loaded.
+ */
 async function fileValue(
   array: ZarrArray,
   file: string,
@@ -49,10 +77,25 @@ async function fileValue(
     throw new UsageError(
       `--from needs a fixed-size data type; ${dataType.name} is variable-size (use --value)`,
     );
-  const bytes = new Uint8Array(await readFile(file));
   const n = shape.reduce((a, b) => a * b, 1);
+  const expected = n * dataType.itemSize;
+  const size = (await stat(file)).size;
+  const tooLarge = () =>
+    new TooLargeError(
+      `--from ${file}: the selection [${shape.join(", ")}] is ${expected} bytes, more than one read can hold (${MAX_FROM_BYTES}); set it in parts with --select`,
+    );
   if (file.toLowerCase().endsWith(".npy")) {
-    const npy = decodeNpy(bytes, file);
+    const prefix = await readRange(file, 0, 12);
+    const view = new DataView(prefix.buffer, prefix.byteOffset, prefix.byteLength);
+    const headerEnd =
+      prefix.length < 12
+        ? prefix.length
+        : prefix[6] === 1
+          ? 10 + view.getUint16(8, true)
+          : 12 + view.getUint32(8, true);
+    if (headerEnd > NPY_MAX_HEADER)
+      throw new UsageError(`${file}: not a readable .npy file (a ${headerEnd}-byte header)`);
+    const npy = decodeNpy(await readRange(file, 0, headerEnd), file);
     const little = npyDescr(dataType, "little");
     const big = npyDescr(dataType, "big");
     if (npy.descr !== little && npy.descr !== big)
@@ -64,12 +107,11 @@ async function fileValue(
       throw new UsageError(
         `${file}: shape (${npy.shape.join(", ")}) does not fit the selection shape [${shape.join(", ")}]`,
       );
-    if (npy.body.length < n * dataType.itemSize)
-      throw new UsageError(
-        `${file}: ${npy.body.length} data bytes, expected ${n * dataType.itemSize}`,
-      );
+    if (size - headerEnd !== expected)
+      throw new UsageError(`${file}: ${size - headerEnd} data bytes, expected ${expected}`);
+    if (expected > MAX_FROM_BYTES) throw tooLarge();
     const data = dataType.fromBytes(
-      npy.body.subarray(0, n * dataType.itemSize),
+      await readRange(file, headerEnd, headerEnd + expected),
       n,
       npy.descr === little,
     );
@@ -83,6 +125,12 @@ async function fileValue(
     }
     return { data, shape, stride };
   }
+  if (size !== expected)
+    throw new UsageError(
+      `${file}: ${size} bytes, the selection needs ${expected} (${n} × ${dataType.itemSize})`,
+    );
+  if (expected > MAX_FROM_BYTES) throw tooLarge();
+  const bytes = new Uint8Array(await readFile(file));
   if (bytes.length !== n * dataType.itemSize)
     throw new UsageError(
       `${file}: ${bytes.length} bytes, the selection needs ${n * dataType.itemSize} (${n} × ${dataType.itemSize})`,

@@ -30,8 +30,29 @@ export async function verifyHierarchy(
   const owners = [...nodes].sort((a, b) => b.path.length - a.path.length);
   const report: VerifyReport = { arrays: arrays.length, chunks: 0, corrupt: [], unexpected: [] };
   const store = root.store;
-  const work: { array: ZarrArray; key: string; coords: number[] }[] = [];
+  // Chunks are decoded while the listing goes on, at most `jobs` at once: memory stays
+  // bounded however many chunks are stored (and cost follows them, not the grids).
+  const jobs = Math.max(1, options.jobs);
+  const running = new Set<Promise<void>>();
+  let aborted: unknown;
+  const check = async (array: ZarrArray, key: string, coords: number[]): Promise<void> => {
+    try {
+      await array.getChunk(coords, { signal: options.signal });
+    } catch (e) {
+      if (options.signal?.aborted) {
+        aborted ??= e;
+        return;
+      }
+      report.corrupt.push({
+        key,
+        reason: e instanceof Error ? e.message.split("\n")[0] : String(e),
+      });
+    }
+    report.chunks++;
+    options.onChunk?.();
+  };
   for await (const key of store.listPrefix(nodePrefix(root.path), { signal: options.signal })) {
+    if (aborted !== undefined) break;
     const owner = owners.find((n) => n.path === "" || key.startsWith(`${n.path}/`));
     const rel = owner && owner.path !== "" ? key.slice(owner.path.length + 1) : key;
     if (DOCS.has(rel)) continue;
@@ -39,30 +60,16 @@ export async function verifyHierarchy(
       const coords = owner.chunkKeyEncoding.decode(rel, owner.ndim);
       const grid = owner.gridShape;
       if (coords?.every((c, i) => c < grid[i])) {
-        work.push({ array: owner, key, coords });
+        const job: Promise<void> = check(owner, key, coords).finally(() => running.delete(job));
+        running.add(job);
+        if (running.size >= jobs) await Promise.race(running);
         continue;
       }
     }
     report.unexpected.push(key);
   }
-  let next = 0;
-  const worker = async () => {
-    while (next < work.length) {
-      const { array, key, coords } = work[next++];
-      try {
-        await array.getChunk(coords, { signal: options.signal });
-      } catch (e) {
-        if (options.signal?.aborted) throw e;
-        report.corrupt.push({
-          key,
-          reason: e instanceof Error ? e.message.split("\n")[0] : String(e),
-        });
-      }
-      report.chunks++;
-      options.onChunk?.();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.jobs) }, worker));
+  await Promise.all(running);
+  if (aborted !== undefined) throw aborted;
   report.corrupt.sort((a, b) => (a.key < b.key ? -1 : 1));
   report.unexpected.sort();
   return report;

@@ -2,7 +2,7 @@
  * Moving the data of a planned copy: one unit of work is one destination
  * chunk (one whole shard when the destination is sharded), so units never
  * share a stored object and can run in any order, in parallel, in separate
- * processes (`--part`), and be retried (`--resume`).
+ * processes (`--part`), and be retried (`--resume`). Which units: `units.ts`.
  *
  * @module
  */
@@ -11,12 +11,14 @@ import {
   copyStrided,
   crc32c,
   cStrides,
+  type DataArray,
   forEachConcurrent,
   type Store,
   slice,
 } from "@zarr/core";
 import type { Progress } from "../progress.js";
-import type { CopyPlan, PlannedNode } from "./plan.js";
+import type { PlannedNode } from "./plan.js";
+import type { ArrayUnits, SortedIndices } from "./units.js";
 
 type ArrayNode = Extract<PlannedNode, { kind: "array" }>;
 
@@ -42,9 +44,6 @@ export interface TransferStats {
 export interface TransferOptions {
   /** Compare with what is stored and skip identical units. */
   resume: boolean;
-  /** This process's part, 0-based, of `parts`. */
-  part: number;
-  parts: number;
   /** Units in flight. */
   jobs: number;
   /** Source chunks read at once within one unit. */
@@ -59,55 +58,83 @@ function product(shape: readonly number[]): number {
   return n;
 }
 
-/** Grid coordinates of the C-order linear index `i`. */
-function unravel(i: number, grid: readonly number[]): number[] {
-  const coords = new Array<number>(grid.length);
-  for (let d = grid.length - 1; d >= 0; d--) {
-    coords[d] = i % grid[d];
-    i = Math.floor(i / grid[d]);
-  }
-  return coords;
-}
-
-/** Units per array, in plan order (the global unit order every part shares). */
-export function unitCounts(plan: CopyPlan): number[] {
-  return plan.arrays.map((a) => product(a.plan.gridShape));
-}
-
-/** The [start, end) range of global unit indices owned by part `i` of `n`. */
-export function partRange(total: number, i: number, n: number): [number, number] {
-  return [Math.floor((i * total) / n), Math.floor(((i + 1) * total) / n)];
-}
-
-/** The units of one part: each (array, chunk coordinates) pair, lazily. */
-export function* partUnits(
-  plan: CopyPlan,
-  part: number,
-  parts: number,
-): Generator<{ array: ArrayNode; coords: number[] }> {
-  const counts = unitCounts(plan);
-  const total = counts.reduce((a, b) => a + b, 0);
-  const [start, end] = partRange(total, part, parts);
-  let base = 0;
-  for (let a = 0; a < plan.arrays.length; a++) {
-    const from = Math.max(start, base);
-    const to = Math.min(end, base + counts[a]);
-    const grid = plan.arrays[a].plan.gridShape;
-    for (let i = from; i < to; i++)
-      yield { array: plan.arrays[a], coords: unravel(i - base, grid) };
-    base += counts[a];
-  }
-}
-
 /** Rough decoded bytes of one element (variable-size types: an estimate). */
 export function elementBytes(node: ArrayNode): number {
   return node.plan.dataType.itemSize ?? 64;
+}
+
+/** The decoded destination chunk at `coords`, padded with the fill value past the array's edge. */
+async function readUnit(
+  node: ArrayNode,
+  coords: readonly number[],
+  sources: SortedIndices | undefined,
+  options: TransferOptions,
+): Promise<{ data: DataArray; regionShape: number[] }> {
+  const { src, plan } = node;
+  const dataType = plan.dataType;
+  const chunkShape = plan.chunkShape;
+  const start = coords.map((c, d) => c * chunkShape[d]);
+  const stop = start.map((s, d) => Math.min(s + chunkShape[d], plan.shape[d]));
+  const regionShape = stop.map((e, d) => e - start[d]);
+  const n = product(chunkShape);
+  const strides = cStrides(chunkShape);
+  if (sources !== undefined) {
+    // Only the stored source chunks the unit overlaps are read (a region read would ask
+    // the store for every source chunk in it, stored or not).
+    const from = src.chunkShape;
+    const first = start.map((s, d) => Math.floor(s / from[d]));
+    const last = stop.map((e, d) => Math.floor((e - 1) / from[d]));
+    const pieces = regionShape.every((len) => len > 0)
+      ? [...sources.within(first, last, src.gridShape)]
+      : [];
+    const data = dataType.allocate(n);
+    dataType.fill(data, plan.fillValue, 0, n);
+    await forEachConcurrent(
+      pieces,
+      options.readConcurrency,
+      async (c) => {
+        const lo = c.map((x, d) => Math.max(start[d], x * from[d]));
+        const hi = c.map((x, d) => Math.min(stop[d], (x + 1) * from[d]));
+        const shape = hi.map((h, d) => h - lo[d]);
+        const piece = await src.get(
+          lo.map((l, d) => slice(l, hi[d])),
+          { signal: options.signal, concurrency: 1 },
+        );
+        copyStrided(
+          piece.data,
+          0,
+          shape.map((count) => ({ start: 0, step: 1, count })),
+          cStrides(shape),
+          data,
+          0,
+          shape.map((count, d) => ({ start: lo[d] - start[d], step: 1, count })),
+          strides,
+          dataType.width,
+        );
+      },
+      options.signal,
+    );
+    return { data, regionShape };
+  }
+  const region = await src.get(
+    start.map((s, d) => slice(s, stop[d])),
+    { signal: options.signal, concurrency: options.readConcurrency },
+  );
+  if (regionShape.every((len, d) => len === chunkShape[d]))
+    return { data: region.data, regionShape };
+  // Edge chunk: pad with the fill value to the full chunk shape.
+  const data = dataType.allocate(n);
+  dataType.fill(data, plan.fillValue, 0, n);
+  const axes: Axis[] = regionShape.map((count) => ({ start: 0, step: 1, count }));
+  copyStrided(region.data, 0, axes, cStrides(regionShape), data, 0, axes, strides, dataType.width);
+  return { data, regionShape };
 }
 
 /** Copies one destination chunk; returns what happened. */
 async function copyUnit(
   node: ArrayNode,
   coords: number[],
+  sources: SortedIndices | undefined,
   dst: Store,
   options: TransferOptions,
 ): Promise<{
@@ -115,35 +142,11 @@ async function copyUnit(
   data: number;
   stored: number;
 }> {
-  const { src, plan } = node;
+  const plan = node.plan;
   const dataType = plan.dataType;
   const chunkShape = plan.chunkShape;
-  const start = coords.map((c, d) => c * chunkShape[d]);
-  const stop = start.map((s, d) => Math.min(s + chunkShape[d], plan.shape[d]));
-  const regionShape = stop.map((e, d) => e - start[d]);
-  const region = await src.get(
-    start.map((s, d) => slice(s, stop[d])),
-    { signal: options.signal, concurrency: options.readConcurrency },
-  );
   const n = product(chunkShape);
-  let data = region.data;
-  if (regionShape.some((len, d) => len !== chunkShape[d])) {
-    // Edge chunk: pad with the fill value to the full chunk shape.
-    data = dataType.allocate(n);
-    dataType.fill(data, plan.fillValue, 0, n);
-    const axes: Axis[] = regionShape.map((count) => ({ start: 0, step: 1, count }));
-    copyStrided(
-      region.data,
-      0,
-      axes,
-      cStrides(regionShape),
-      data,
-      0,
-      axes,
-      cStrides(chunkShape),
-      dataType.width,
-    );
-  }
+  const { data, regionShape } = await readUnit(node, coords, sources, options);
   const key = plan.chunkKey(coords);
   const dataBytes = product(regionShape) * elementBytes(node);
   if (dataType.isFill(data, plan.fillValue, 0, n)) {
@@ -170,14 +173,17 @@ async function copyUnit(
   return { outcome, data: dataBytes, stored: bytes.length };
 }
 
-/** Copies the data of this process's part of `plan` into `dst`. */
+/**
+ * Copies the data of this process's part of `plan` into `dst`: the units
+ * {@link planUnits} chose (see there for which and why).
+ */
 export async function transfer(
-  plan: CopyPlan,
+  units: readonly ArrayUnits[],
   dst: Store,
   options: TransferOptions,
 ): Promise<TransferStats> {
   const stats: TransferStats = {
-    units: 0,
+    units: units.reduce((n, u) => n + u.count, 0),
     written: 0,
     verified: 0,
     replaced: 0,
@@ -185,18 +191,14 @@ export async function transfer(
     dataBytes: 0,
     storedBytes: 0,
   };
-  const counts = unitCounts(plan);
-  const [start, end] = partRange(
-    counts.reduce((a, b) => a + b, 0),
-    options.part,
-    options.parts,
-  );
-  stats.units = end - start;
+  function* all(): Generator<{ unit: ArrayUnits; coords: number[] }> {
+    for (const unit of units) for (const coords of unit.coords()) yield { unit, coords };
+  }
   await forEachConcurrent(
-    partUnits(plan, options.part, options.parts),
+    all(),
     options.jobs,
-    async ({ array, coords }) => {
-      const r = await copyUnit(array, coords, dst, options);
+    async ({ unit, coords }) => {
+      const r = await copyUnit(unit.node, coords, unit.sources, dst, options);
       stats[r.outcome]++;
       stats.dataBytes += r.data;
       stats.storedBytes += r.stored;

@@ -32,7 +32,8 @@ export function spawnWorker(url: URL, events: WorkerEvents): WorkerHandle {
     unref: () => {},
     terminate: () => {
       dead = true;
-      worker.terminate();
+      worker.terminate(); // synchronous in browsers
+      return Promise.resolve();
     },
   };
 }

@@ -14,18 +14,28 @@ export function hardwareConcurrency(): number {
   return availableParallelism();
 }
 
+/** Flags (with a value) that describe the parent's own entry point: a worker given them fails to start. */
+const ENTRY_FLAGS = new Set(["-e", "--eval", "-p", "--print", "--input-type"]);
+
 /**
- * The parent's Node flags minus export conditions: the worker module is built
- * JavaScript, and a development condition (e.g. `source`, pointing at
- * TypeScript) must not leak into its imports.
+ * The parent's Node flags minus export conditions and the parent's entry
+ * point: the worker module is built JavaScript, and a development condition
+ * (e.g. `source`, pointing at TypeScript) must not leak into its imports; a
+ * parent run as `node -e CODE` or `--input-type=module` must not hand its
+ * script or `--input-type` to the worker (Node refuses to start it).
  */
 function workerExecArgv(): string[] {
   const out: string[] = [];
   const argv = process.execArgv;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === "--conditions" || a === "-C") i++;
-    else if (!a.startsWith("--conditions=") && !a.startsWith("-C=")) out.push(a);
+    const eq = a.indexOf("=");
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    if (name === "--conditions" || name === "-C" || ENTRY_FLAGS.has(name)) {
+      if (eq < 0) i++; // the value is the next argument
+    } else {
+      out.push(a);
+    }
   }
   return out;
 }
@@ -34,6 +44,7 @@ function workerExecArgv(): string[] {
 export function spawnWorker(url: URL, events: WorkerEvents): WorkerHandle {
   const worker = new Worker(url, { execArgv: workerExecArgv() });
   let dead = false;
+  let terminating = false;
   const fail = (error: Error) => {
     if (dead) return;
     dead = true;
@@ -46,10 +57,19 @@ export function spawnWorker(url: URL, events: WorkerEvents): WorkerHandle {
   return {
     post: (message, transfer) => worker.postMessage(message, transfer as never[]),
     ref: () => worker.ref(),
-    unref: () => worker.unref(),
+    // Once terminating, the worker stays ref'd: an awaited close() must keep the process
+    // alive until the thread has exited (an unref here would let the process end first).
+    unref: () => {
+      if (!terminating) worker.unref();
+    },
     terminate: () => {
       dead = true;
-      void worker.terminate();
+      terminating = true;
+      worker.ref();
+      return worker.terminate().then(
+        () => undefined,
+        () => undefined,
+      );
     },
   };
 }

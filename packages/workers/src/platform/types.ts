@@ -4,7 +4,8 @@ export interface WorkerHandle {
   /** Keeps the process alive while the worker has work (no-op in browsers). */
   ref(): void;
   unref(): void;
-  terminate(): void;
+  /** Stops the worker; resolves once it has exited. */
+  terminate(): Promise<void>;
 }
 
 /** Callbacks of one worker. */
