@@ -26,6 +26,7 @@ import {
   gridCoords,
   type JsonObject,
   type JsonValue,
+  keepsEveryChunk,
   MemoryStore,
   nodePrefix,
   open,
@@ -116,14 +117,27 @@ export interface ConvertResult {
   rewritten: boolean;
 }
 
+/**
+ * Copies `src` into `dst` (same shape and chunk shape) chunk by chunk. The cost
+ * follows the stored chunks where the source store lists them; the whole grid
+ * is walked only when it cannot list, or when `dst` must store chunks `src`
+ * leaves out (a destination without a fill value, see `keepsEveryChunk`).
+ */
 async function copyData(src: ZarrArray, dst: ZarrArray): Promise<void> {
-  for (const coords of gridCoords(src.gridShape)) {
+  const materialize = keepsEveryChunk(dst.metadata) && !keepsEveryChunk(src.metadata);
+  const chunks: AsyncIterable<readonly number[]> | Iterable<readonly number[]> =
+    src.store.listable && !materialize ? storedCoords(src) : gridCoords(src.gridShape);
+  for await (const coords of chunks) {
     const sel = coords.map((c, d) =>
       slice(c * src.chunkShape[d], Math.min((c + 1) * src.chunkShape[d], src.shape[d])),
     );
     const chunk = await src.get(sel);
     await dst.set(sel, chunk);
   }
+}
+
+async function* storedCoords(array: ZarrArray): AsyncGenerator<readonly number[]> {
+  for await (const { coords } of array.storedChunks()) yield coords;
 }
 
 function itemSizeAtBytes(array: ZarrArray): number {

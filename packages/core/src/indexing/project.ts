@@ -42,38 +42,49 @@ export function projectChunks(
     }
   }
   if (sel.shape.includes(0)) return [];
-  const pieces: DimPiece[][] = [];
+  // Slices are split lazily (a slice may cross 2^53 chunks); explicit indices and
+  // integers are grouped up front (their size is the caller's own arrays).
+  const pieces: (() => Iterable<DimPiece>)[] = [];
   for (let d = 0; d < ndim; d++) {
-    const p = dimPieces(sel.dims[d], arrayShape[d], chunkShape[d]);
-    if (p.length === 0) return [];
-    pieces.push(p);
+    const dim = sel.dims[d];
+    if (dim.kind === "slice") {
+      const { start, step, count } = dim;
+      pieces.push(() => slicePieces(start, step, count, arrayShape[d], chunkShape[d]));
+    } else {
+      const p = dimPieces(dim, arrayShape[d], chunkShape[d]);
+      if (p.length === 0) return [];
+      pieces.push(() => p);
+    }
   }
-  return product(pieces);
+  return { [Symbol.iterator]: () => product(pieces) };
 }
 
-function* product(pieces: readonly DimPiece[][]): Generator<ChunkProjection> {
+/** Every combination of one piece per dimension, in C order, without holding any dimension's pieces. */
+function* product(pieces: readonly (() => Iterable<DimPiece>)[]): Generator<ChunkProjection> {
   const ndim = pieces.length;
-  const ctr = new Array<number>(ndim).fill(0);
-  while (true) {
-    const chunkCoords: number[] = new Array(ndim);
-    const chunkSel: (number | Axis)[] = new Array(ndim);
-    const outAxes: Axis[] = [];
-    let complete = true;
-    for (let d = 0; d < ndim; d++) {
-      const p = pieces[d][ctr[d]];
-      chunkCoords[d] = p.chunk;
-      chunkSel[d] = p.sel;
-      if (p.out !== null) outAxes.push(p.out);
-      complete &&= p.covers;
+  const chosen: DimPiece[] = new Array(ndim);
+  function* from(d: number): Generator<ChunkProjection> {
+    if (d === ndim) {
+      const chunkCoords: number[] = new Array(ndim);
+      const chunkSel: (number | Axis)[] = new Array(ndim);
+      const outAxes: Axis[] = [];
+      let complete = true;
+      for (let e = 0; e < ndim; e++) {
+        const p = chosen[e];
+        chunkCoords[e] = p.chunk;
+        chunkSel[e] = p.sel;
+        if (p.out !== null) outAxes.push(p.out);
+        complete &&= p.covers;
+      }
+      yield { chunkCoords, chunkSel, outAxes, complete };
+      return;
     }
-    yield { chunkCoords, chunkSel, outAxes, complete };
-    let d = ndim - 1;
-    for (; d >= 0; d--) {
-      if (++ctr[d] < pieces[d].length) break;
-      ctr[d] = 0;
+    for (const p of pieces[d]()) {
+      chosen[d] = p;
+      yield* from(d + 1);
     }
-    if (d < 0) return;
   }
+  yield* from(0);
 }
 
 /** In-bounds extent of chunk `c` along a dimension. */
@@ -81,48 +92,64 @@ function extent(c: number, len: number, cs: number): number {
   return Math.min(cs, len - c * cs);
 }
 
-function dimPieces(dim: NormalizedDim, len: number, cs: number): DimPiece[] {
-  switch (dim.kind) {
-    case "int": {
-      const c = Math.floor(dim.index / cs);
-      return [{ chunk: c, sel: dim.index - c * cs, out: null, covers: extent(c, len, cs) === 1 }];
-    }
-    case "slice":
-      return slicePieces(dim.start, dim.step, dim.count, len, cs);
-    case "points":
-      return pointPieces(dim.indices, len, cs);
+function dimPieces(
+  dim: Exclude<NormalizedDim, { kind: "slice" }>,
+  len: number,
+  cs: number,
+): DimPiece[] {
+  if (dim.kind === "int") {
+    const c = Math.floor(dim.index / cs);
+    return [{ chunk: c, sel: dim.index - c * cs, out: null, covers: extent(c, len, cs) === 1 }];
   }
+  return pointPieces(dim.indices, len, cs);
 }
 
-/** Arithmetic split of a progression: one iteration per chunk touched. */
-function slicePieces(
+/**
+ * Arithmetic split of a progression: one piece per chunk touched, in
+ * increasing chunk order (a negative step's pieces are produced from its end,
+ * with output positions counted back from it).
+ */
+function* slicePieces(
   start: number,
   step: number,
   count: number,
   len: number,
   cs: number,
-): DimPiece[] {
-  const out: DimPiece[] = [];
+): Generator<DimPiece> {
+  if (step < 0) {
+    // Walk the same progression from its last element upwards, so chunks come in
+    // increasing order; output positions count down from the end.
+    const last = start + (count - 1) * step;
+    for (const p of slicePieces(last, -step, count, len, cs)) {
+      const sel = p.sel as Axis & { start: number; count: number };
+      const n = sel.count;
+      yield {
+        chunk: p.chunk,
+        sel: { start: sel.start + (n - 1) * (-step), step, count: n },
+        out: { start: count - 1 - (p.out as { start: number }).start - (n - 1), step: 1, count: n },
+        covers: p.covers,
+      };
+    }
+    return;
+  }
   let i = start;
   let k = 0;
   while (k < count) {
     const c = Math.floor(i / cs);
     const lo = c * cs;
     // Elements of the progression that stay inside this chunk.
-    const room = step > 0 ? Math.floor((lo + cs - 1 - i) / step) : Math.floor((i - lo) / -step);
+    const room = Math.floor((lo + cs - 1 - i) / step);
     const n = Math.min(room + 1, count - k);
     const ext = extent(c, len, cs);
-    out.push({
+    yield {
       chunk: c,
       sel: { start: i - lo, step, count: n },
       out: { start: k, step: 1, count: n },
-      covers: n === ext && (step === 1 || step === -1 || n === 1),
-    });
+      covers: n === ext && (step === 1 || n === 1),
+    };
     k += n;
     i += n * step;
   }
-  if (step < 0) out.reverse();
-  return out;
 }
 
 /** Groups explicit indices by chunk, keeping their original order within a chunk. */

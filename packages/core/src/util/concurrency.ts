@@ -23,8 +23,13 @@ export async function forEachConcurrent<T>(
   const iterator = items[Symbol.iterator]();
   let failed = false;
   let error: unknown;
+  const turn = new TaskTurn();
   const worker = async () => {
     while (!failed) {
+      // Stores that answer from memory settle in microtasks only; without a turn
+      // of the event loop now and then, timers (AbortSignal.timeout) and I/O
+      // would starve for as long as the selection lasts.
+      if (turn.due()) await turn.yield();
       throwIfAborted(signal);
       const next = iterator.next();
       if (next.done) return;
@@ -44,6 +49,34 @@ export async function forEachConcurrent<T>(
   const results = await Promise.allSettled(workers);
   if (failed) throw error;
   for (const r of results) if (r.status === "rejected") throw r.reason;
+}
+
+/** How long a loop runs before it lets the event loop take a turn. */
+const TURN_MS = 20;
+
+/**
+ * Lets long loops of promise work give the event loop a turn every
+ * {@link TURN_MS} milliseconds (a macrotask: `setImmediate` in Node,
+ * `setTimeout(0)` elsewhere).
+ */
+export class TaskTurn {
+  #since = Date.now();
+  #calls = 0;
+
+  /** True when a turn is due (checks the clock every 64 calls). */
+  due(): boolean {
+    if ((++this.#calls & 63) !== 0) return false;
+    return Date.now() - this.#since >= TURN_MS;
+  }
+
+  /** Resolves after one macrotask. */
+  async yield(): Promise<void> {
+    const g = globalThis as { setImmediate?: (fn: () => void) => unknown };
+    await new Promise<void>((resolve) =>
+      g.setImmediate ? g.setImmediate(resolve) : setTimeout(resolve, 0),
+    );
+    this.#since = Date.now();
+  }
 }
 
 /** Lock tails: per canonical location (shared by every copy of this module), else per store object. */
