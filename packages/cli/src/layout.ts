@@ -13,9 +13,11 @@ import {
   createArray,
   type JsonObject,
   type JsonValue,
+  keepsEveryChunk,
   resolveDataType,
   type Store,
   UnsupportedError,
+  V2_FILL_VALUE_FIELD,
   type ZarrArray,
 } from "@zarr/core";
 import { createArrayV2, zarrayOfV3 } from "@zarr/v2-compat";
@@ -27,8 +29,15 @@ export interface Layout {
   shape: number[];
   /** v3 data type (name or `{name, configuration}`). */
   dataType: JsonValue;
-  /** Fill value in v3 JSON form (`null` allowed for v2). */
+  /** Fill value in v3 JSON form (never `null`: see {@link Layout.extra}). */
   fillValue: JsonValue;
+  /**
+   * v3 extension members that carry meaning across formats: core's
+   * `V2_FILL_VALUE_FIELD` records a v2 fill value the v3 one cannot say
+   * (`null`, or an object array's non-string fill). Copies keep it, so a v2
+   * array without a fill value stays one through v3 and back.
+   */
+  extra?: JsonObject;
   /** Inner chunk shape (the chunk shape when not sharded). */
   chunks: number[];
   /** Shard shape (v3 only), or undefined. */
@@ -211,6 +220,7 @@ export function layoutOf(array: ZarrArray): Layout {
     shape: [...array.shape],
     dataType: array.dataType.toJSON(),
     fillValue: array.dataType.fillValueToJSON(array.fillValue),
+    extra: fillExtra(array),
     chunks,
     shards,
     shardIndex,
@@ -223,6 +233,17 @@ export function layoutOf(array: ZarrArray): Layout {
     dimensionNames,
     attributes: { ...array.attrs },
   };
+}
+
+/** The extension members of `array` that {@link Layout.extra} carries. */
+function fillExtra(array: ZarrArray): JsonObject | undefined {
+  if (!keepsEveryChunk(array.metadata)) return undefined;
+  return { [V2_FILL_VALUE_FIELD]: array.metadata.extra[V2_FILL_VALUE_FIELD] };
+}
+
+/** `extra` for a v2 array without a fill value (`fill_value: null`). */
+export function noFillExtra(): JsonObject {
+  return { [V2_FILL_VALUE_FIELD]: { must_understand: false, value: null } };
 }
 
 /** Layout flags shared by `zarr create` and `zarr copy`. */
@@ -371,7 +392,7 @@ function zarrayFor(layout: Layout, path: string, note: (s: string) => void): Jso
     fill_value: layout.fillValue,
     codecs,
     attributes: {},
-    extra: {},
+    extra: layout.extra ?? {},
   });
   // biome-ignore lint/suspicious/noExplicitAny: ArrayMetadataV3 is structurally what zarrayOfV3 reads.
   const tryCodecs = (codecs: JsonObject[]) => zarrayOfV3(meta(codecs) as any, dataType);
@@ -473,6 +494,7 @@ export async function writeLayout(
     chunkKeyEncoding: layout.chunkKeyEncoding,
     dimensionNames: layout.dimensionNames,
     attributes,
+    extra: layout.extra,
     overwrite: options.overwrite,
   });
 }

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { type FileHandle, open, rm, stat, statfs } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { type FileHandle, open, rename, rm, stat, statfs } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Io } from "./command.js";
 import { formatBytes } from "./progress.js";
 import { TooLargeError, UsageError } from "./usage.js";
@@ -21,23 +21,24 @@ export interface ByteSink {
   write(bytes: Uint8Array): Promise<void>;
   /** Flushes and closes (after the last write). */
   close(): Promise<void>;
-  /** Closes after a failure, removing a partly written regular file. */
+  /** Closes after a failure, removing what a regular file's write left (the file keeps its old content). */
   abort(): Promise<void>;
 }
 
-/** Bytes free for `file` on its disk (plus what it holds now, as it is truncated), or undefined for devices, pipes and unknown file systems. */
+/**
+ * Bytes free on the disk of `file` (a regular or new file, which is written
+ * beside it and renamed over it), or undefined for devices, pipes and unknown
+ * file systems.
+ */
 async function roomFor(file: string): Promise<bigint | undefined> {
-  let existing = 0n;
   try {
-    const s = await stat(file);
-    if (!s.isFile()) return undefined; // /dev/null, a FIFO: no size to check
-    existing = BigInt(s.size);
+    if (!(await stat(file)).isFile()) return undefined; // /dev/null, a FIFO: no size to check
   } catch {
     // A new file.
   }
   try {
     const fs = await statfs(dirname(resolve(file)), { bigint: true });
-    return fs.bavail * fs.bsize + existing;
+    return fs.bavail * fs.bsize;
   } catch {
     return undefined;
   }
@@ -46,6 +47,9 @@ async function roomFor(file: string): Promise<bigint | undefined> {
 /**
  * Opens `file` for writing `size` bytes, after checking that they fit on its
  * disk (`what` describes them for the message, `option` names the flag).
+ * A regular (or new) file is written under a temporary name beside it and
+ * renamed over it by `close`, so it appears only complete and a failed read
+ * leaves what was there before; devices and pipes are written directly.
  */
 export async function fileSink(
   file: string,
@@ -60,13 +64,17 @@ export async function fileSink(
       { path: file },
     );
   }
-  let regular = false;
+  let regular = true;
   try {
     regular = (await stat(file)).isFile();
   } catch {
-    regular = true; // created below
+    // A new file.
   }
-  const handle: FileHandle = await open(file, "w");
+  const target = resolve(file);
+  const temp = regular
+    ? join(dirname(target), `.${basename(target)}.zarr-get-${process.pid}-${randomSuffix()}`)
+    : target;
+  const handle: FileHandle = await open(temp, regular ? "wx" : "w");
   return {
     async write(bytes) {
       for (let done = 0; done < bytes.length; ) {
@@ -74,12 +82,19 @@ export async function fileSink(
         done += bytesWritten;
       }
     },
-    close: () => handle.close(),
+    async close() {
+      await handle.close();
+      if (regular) await rename(temp, target);
+    },
     async abort() {
       await handle.close().catch(() => {});
-      if (regular) await rm(file, { force: true });
+      if (regular) await rm(temp, { force: true });
     },
   };
+}
+
+function randomSuffix(): string {
+  return Math.floor(Math.random() * 2 ** 32).toString(36);
 }
 
 /** Standard output as a byte sink (`--out -`). */

@@ -251,6 +251,60 @@ describe("rechunking, resharding, codecs and byte order preserve values", () => 
   });
 });
 
+describe("fill-value meaning through conversions (v2 spec: fill_value null)", () => {
+  it("a v2 array without a fill value stays one through --compressor, --chunks, v3 and back", async () => {
+    const { createArrayV2 } = await import("@zarr/v2-compat");
+    const root = join(dir, "nofill");
+    const store = new FileSystemStore(root);
+    const ints = await createArrayV2(store, "i", {
+      shape: [6],
+      chunks: [2],
+      dtype: "|i1",
+      fillValue: null,
+      compressor: null,
+    });
+    await ints.set(null, Int8Array.of(0, 0, 5, 0, 0, 0)); // chunks 0 and 2 are all zero
+    const strs = await createArrayV2(store, "s", {
+      shape: [4],
+      chunks: [2],
+      dtype: "|O",
+      filters: [{ id: "vlen-utf8" }],
+      fillValue: null,
+      compressor: null,
+    });
+    await strs.set(null, ["", "", "a", ""]); // chunk 0 is all ""
+    const zarray = (p: string) => JSON.parse(readFileSync(join(p, ".zarray"), "utf8"));
+    const steps: [string, string, string[]][] = [
+      [root, join(dir, "nofill-gz"), ["--compressor", "gzip:1"]],
+      [root, join(dir, "nofill-rechunk"), ["--chunks", "3"]],
+      [root, join(dir, "nofill-v3"), ["--format", "3"]],
+      [
+        join(dir, "nofill-v3"),
+        join(dir, "nofill-back"),
+        ["--format", "2", "--compressor", "zstd:3"],
+      ],
+    ];
+    for (const [src, dst, flags] of steps) {
+      const r = await run("copy", src, dst, ...flags);
+      expect(r.code, r.err).toBe(0);
+    }
+    for (const out of ["nofill-gz", "nofill-rechunk", "nofill-back"]) {
+      for (const name of ["i", "s"]) {
+        expect(zarray(join(dir, out, name)).fill_value, `${out}/${name}`).toBe(null);
+      }
+      // Chunks equal to the data type's default are stored: a missing chunk would
+      // read as None (objects) or uninitialized memory in zarr-python.
+      const keys = readdirSync(join(dir, out, "i")).filter((n) => !n.startsWith("."));
+      expect(keys.length, out).toBe(out === "nofill-rechunk" ? 2 : 3);
+      expect(readdirSync(join(dir, out, "s")).filter((n) => !n.startsWith(".")).length).toBe(2);
+    }
+    const v3 = JSON.parse(readFileSync(join(dir, "nofill-v3", "i", "zarr.json"), "utf8"));
+    expect(v3.v2_fill_value).toEqual({ must_understand: false, value: null });
+    expect((await getJson(join(dir, "nofill-back"), "s")).data).toEqual(["", "", "a", ""]);
+    expect((await getJson(join(dir, "nofill-back"), "i")).data).toEqual([0, 0, 5, 0, 0, 0]);
+  });
+});
+
 describe("--resume after SIGKILL, and --part processes", () => {
   const src = join(dir, "big.zarr");
   const rows = 600;

@@ -2,7 +2,14 @@
 // read of the whole selection (every selection kind, every budget), text output
 // beyond --max-elements is refused before reading, and --out -/--npy - write to
 // standard output with the same bytes as a file.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Io, main } from "@zarr/cli";
@@ -195,6 +202,40 @@ describe("zarr get output modes", () => {
     const both = await run("get", dir, "a", "--json", "--npy", "-");
     expect(both.code).toBe(1);
     expect(both.err).toMatch(/only one of/);
+  });
+
+  it("a read that fails part-way prints no text and leaves an existing --out/--npy file as it was", async () => {
+    const fs = new FileSystemStore(dir);
+    const b = await createArray(fs, "broken", {
+      shape: [40],
+      dataType: "int32",
+      chunkShape: [4],
+      codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+    });
+    await b.set(null, 7);
+    // The last chunk is damaged: every chunk before it reads (and would print) first.
+    const last = join(dir, "broken", "c", "9");
+    const bytes = readFileSync(last);
+    bytes[0] ^= 0xff;
+    writeFileSync(last, bytes);
+    for (const flag of ["--json", "--csv"]) {
+      const r = await run("get", dir, "broken", flag);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/CodecError/);
+      expect(r.out).toBe("");
+    }
+    for (const flag of ["--out", "--npy"]) {
+      const file = join(dir, `keep${flag}`);
+      writeFileSync(file, "old content");
+      const r = await run("get", dir, "broken", flag, file);
+      expect(r.code).toBe(2);
+      expect(readFileSync(file, "utf8")).toBe("old content");
+      const fresh = join(dir, `fresh${flag}`);
+      expect((await run("get", dir, "broken", flag, fresh)).code).toBe(2);
+      expect(existsSync(fresh)).toBe(false);
+    }
+    // Nothing is left beside the files.
+    expect(readdirSync(dir).filter((n) => n.includes("zarr-get"))).toEqual([]);
   });
 
   it("shows a progress line only when given one, and clears it", async () => {

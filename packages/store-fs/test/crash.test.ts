@@ -97,11 +97,14 @@ describe("FileSystemStore crash safety (SIGKILL during writes)", () => {
     const store = new FileSystemStore(dir.root);
     let lastDone = 0; // the newest generation a writer reported complete
     let killedMidGeneration = 0;
-    for (let k = 1; k <= KILLS; k++) {
+    // On a loaded machine a generation can outlast every delay; kills go on (with
+    // longer delays, up to 4 times as many) until one has landed mid-generation.
+    for (let k = 1; k <= KILLS || (killedMidGeneration === 0 && k <= 4 * KILLS); k++) {
       const first = k * SPAN + 1;
       const child = spawnFixture("crash-writer.mjs", [dir.root, String(first)]);
       await child.waitFor((l) => l === "ready");
-      await new Promise((r) => setTimeout(r, random() * MAX_DELAY_MS));
+      const stretch = k > KILLS ? 4 : 1;
+      await new Promise((r) => setTimeout(r, random() * MAX_DELAY_MS * stretch));
       child.process.kill("SIGKILL");
       expect(await child.exited).toBe("SIGKILL");
       const done = child.lines.filter((l) => l.startsWith("done ")).map((l) => Number(l.slice(5)));

@@ -15,6 +15,7 @@ import {
   LAYOUT_FLAGS,
   LAYOUT_HELP,
   type Layout,
+  noFillExtra,
   serializerFor,
   writeLayout,
 } from "../layout.js";
@@ -62,11 +63,14 @@ export function defaultChunks(shape: readonly number[], itemSize: number): numbe
   return chunks;
 }
 
-/** `--fill-value null`: v2 only (no fill value: missing chunks read as zeros in zarr-python). */
-function nullFill(format: string): null {
+/**
+ * `--fill-value null`: v2 only (no fill value: zarr-python reads missing chunks
+ * as uninitialized memory, so every chunk is stored).
+ */
+function nullFill(format: string): JsonObject {
   if (format !== "2")
     throw new UsageError("--fill-value null needs --format 2 (v3 arrays always have a fill value)");
-  return null;
+  return noFillExtra();
 }
 
 /** Creates the node described by a metadata document (`zarr.json` or `.zarray`/`.zgroup`). */
@@ -226,15 +230,14 @@ examples:
       shape,
       dataType: dataType.toJSON(),
       fillValue:
-        fill === null
-          ? nullFill(format)
-          : fill === undefined
+        fill === null || fill === undefined
             ? dataType.fillValueToJSON(dataType.defaultFillValue())
             : dataType.fillValueToJSON(
                 typeof fill === "string" && dataType.kind !== "string"
                   ? dataType.parseFillValue(fill, "--fill-value")
                   : dataType.fromScalar(fill, "--fill-value"),
               ),
+      extra: fill === null ? nullFill(format) : undefined,
       chunks: defaultChunks(shape, dataType.itemSize ?? 16),
       codecs: [serializerFor(dataType.toJSON(), endianFromTypestr)],
       dimensionNames,

@@ -74,7 +74,10 @@ options:
 Reads stream: the selection is read a slab of whole chunk rows (at most ${SLAB_BYTES / 2 ** 20} MiB
 decoded) at a time and written before the next, so --out and --npy work for arrays of
 any size in bounded memory (a file that would not fit on its disk is refused first).
-A progress line shows on an interactive terminal.
+A file appears only once complete (written beside it, then renamed), so a failed read
+leaves what was there. --json and --csv print only after the whole selection has read:
+a failure prints nothing. Only --out - and --npy - can leave a partial stream, and then
+the exit code is not 0. A progress line shows on an interactive terminal.
 
 ${STORE_HELP}
 
@@ -175,7 +178,12 @@ examples:
   },
 };
 
-/** Reads `sel` of `array` slab by slab into the sinks. */
+/**
+ * Reads `sel` of `array` slab by slab into the sinks. Binary sinks take each
+ * slab as it is read. Text is printed only once the whole selection has read
+ * (it is at most `--max-elements` elements), so a failed read prints nothing
+ * rather than a document that looks complete.
+ */
 async function stream(
   array: ZarrArray,
   sel: ReturnType<typeof normalizeSelection>,
@@ -195,15 +203,13 @@ async function stream(
   const chunkBytes = chunkShape.reduce((a, b) => a * b, 1) * itemBytes;
   // Chunks decoded at once stay within about one slab's memory.
   const concurrency = Math.max(1, Math.min(16, Math.floor(SLAB_BYTES / chunkBytes)));
-  const rowLength = sel.shape.length === 0 ? 1 : sel.shape[sel.shape.length - 1];
-  let written = 0; // elements so far
-  if (text && format === "json") await text.write(`{"shape":${JSON.stringify(sel.shape)},"data":[`);
-  // A fixed-size slab's memory serves every slab of its size.
+  const held: { data: DataArray; elements: number }[] = [];
+  // A fixed-size slab's memory serves every slab of its size (binary output only).
   let reuse: DataArray | undefined;
   try {
     for (const slab of slabs(sel, chunkShape, budget)) {
       let out: DataArray | undefined;
-      if (dataType.itemSize !== null) {
+      if (!text && dataType.itemSize !== null) {
         if (reuse === undefined || reuse.length !== slab.elements * dataType.width)
           reuse = dataType.allocate(slab.elements);
         out = reuse;
@@ -213,28 +219,41 @@ async function stream(
         const bytes = dataType.toBytes!(data, true);
         for (const sink of binary) await sink.write(bytes);
       }
-      if (text) {
-        const parts = new Array<string>(slab.elements);
-        for (let i = 0; i < slab.elements; i++) {
-          const e = written + i;
-          if (format === "json") {
-            parts[i] = (e > 0 ? "," : "") + scalarJson(dataType, dataType.getScalar(data, i));
-          } else {
-            const sep = e === 0 ? "" : e % rowLength === 0 ? "\n" : ",";
-            parts[i] = sep + csvValue(dataType, data, i);
-          }
-        }
-        await text.write(parts.join(""));
-      }
-      written += slab.elements;
+      if (text) held.push({ data, elements: slab.elements });
       progress.tick(slab.elements, slab.elements * itemBytes);
     }
   } finally {
     progress.finish();
   }
-  if (text) {
-    if (format === "json") await text.write("]}\n");
-    else if (written > 0) await text.write("\n");
-    await text.close();
+  if (text) await printText(text, format, dataType, sel.shape, held);
+}
+
+/** Prints slabs read by {@link stream} as one JSON document or as CSV rows. */
+async function printText(
+  text: TextSink,
+  format: "json" | "csv",
+  dataType: DataType,
+  shape: readonly number[],
+  slabsRead: readonly { data: DataArray; elements: number }[],
+): Promise<void> {
+  const rowLength = shape.length === 0 ? 1 : shape[shape.length - 1];
+  let written = 0; // elements so far
+  if (format === "json") await text.write(`{"shape":${JSON.stringify(shape)},"data":[`);
+  for (const { data, elements } of slabsRead) {
+    const parts = new Array<string>(elements);
+    for (let i = 0; i < elements; i++) {
+      const e = written + i;
+      if (format === "json") {
+        parts[i] = (e > 0 ? "," : "") + scalarJson(dataType, dataType.getScalar(data, i));
+      } else {
+        const sep = e === 0 ? "" : e % rowLength === 0 ? "\n" : ",";
+        parts[i] = sep + csvValue(dataType, data, i);
+      }
+    }
+    await text.write(parts.join(""));
+    written += elements;
   }
+  if (format === "json") await text.write("]}\n");
+  else if (written > 0) await text.write("\n");
+  await text.close();
 }

@@ -13,6 +13,7 @@ import {
   cStrides,
   type DataArray,
   forEachConcurrent,
+  keepsEveryChunk,
   type Store,
   slice,
 } from "@zarr/core";
@@ -149,7 +150,8 @@ async function copyUnit(
   const { data, regionShape } = await readUnit(node, coords, sources, options);
   const key = plan.chunkKey(coords);
   const dataBytes = product(regionShape) * elementBytes(node);
-  if (dataType.isFill(data, plan.fillValue, 0, n)) {
+  // A destination without a fill value for some readers stores every chunk.
+  if (!keepsEveryChunk(plan.metadata) && dataType.isFill(data, plan.fillValue, 0, n)) {
     if (options.resume && (await dst.has(key, options))) await dst.erase(key, options);
     return { outcome: "empty", data: dataBytes, stored: 0 };
   }
