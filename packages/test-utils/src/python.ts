@@ -36,7 +36,7 @@ export function findPython(modules: readonly string[]): string | null {
 
 /** Why interop tests needing `modules` are skipped, for printing. */
 export function pythonSkipReason(modules: readonly string[]): string {
-  return `skipping: no python3 with ${modules.join(", ")} (tried ${CANDIDATES.join(", ")}); install Debian's python3-zarr python3-numcodecs python3-blosc python3-zstd python3-lz4 python3-crc32c`;
+  return `skipping: no python3 with ${modules.join(", ")} (tried ${CANDIDATES.join(", ")}); install Debian's python3-zarr python3-numcodecs python3-blosc python3-zstd python3-lz4 python3-crc32c python3-xarray`;
 }
 
 /** Runs a python script with `input` on stdin; returns stdout bytes. Throws on failure. */
