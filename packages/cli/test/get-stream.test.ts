@@ -2,14 +2,7 @@
 // read of the whole selection (every selection kind, every budget), text output
 // beyond --max-elements is refused before reading, and --out -/--npy - write to
 // standard output with the same bytes as a file.
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Io, main } from "@zarr/cli";

@@ -182,6 +182,10 @@ export class WorkerPool implements ChunkCodecWorkers {
     options?: CodecOptions,
   ): Promise<NDArray> | undefined {
     if (!this.#decode || !this.#hasRoom()) return undefined;
+    // Variable-size chunks decode here: their decodes share this thread's
+    // in-flight budget (core's `maxBytesInFlight`), which a worker's own
+    // budget would multiply, and their values would be cloned back anyway.
+    if (pipeline.spec.dataType.itemSize === null) return undefined;
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
     const { input, transfer, release } = this.#stage(bytes);

@@ -82,6 +82,47 @@ describe("uncompressed chunks of the wrong size fail every selection alike", () 
   });
 });
 
+describe("chunks of JavaScript values larger than one array can hold", () => {
+  // V8 aborts the whole process (no catchable error) for some of these lengths.
+  it.each([
+    ["string", 1e9, `createArray(s, "a", { shape: [N], dataType: "string", chunkShape: [N] })`],
+    ["string", 5e8, `createArray(s, "a", { shape: [N], dataType: "string", chunkShape: [N] })`],
+    ["bytes", 3e8, `createArray(s, "a", { shape: [N], dataType: "bytes", chunkShape: [N] })`],
+    [
+      "v2 |O vlen-utf8",
+      5e8,
+      `createArrayV2(s, "a", { shape: [N], chunks: [N], dtype: "|O", fillValue: null, compressor: null, filters: [{ id: "vlen-utf8" }] })`,
+    ],
+    [
+      "v2 <U4",
+      2e9,
+      `createArrayV2(s, "a", { shape: [N], chunks: [N], dtype: "<U4", compressor: null })`,
+    ],
+  ])(
+    "%s chunk of %d elements: set, setCoordinates and get are ValueErrors",
+    async (_name, n, create) => {
+      const r = await attack(
+        `await import("@zarr/v2-compat/register");
+       const { MemoryStore, createArray } = await import("@zarr/core");
+       const { createArrayV2 } = await import("@zarr/v2-compat");
+       const s = new MemoryStore();
+       const N = ${n};
+       const a = await ${create};
+       const value = a.dataType.kind === "bytes" ? new Uint8Array([1]) : "x";
+       const errors = [];
+       for (const op of [() => a.set([0], value), () => a.setCoordinates([[N - 1]], [value]), () => a.get([0])]) {
+         try { await op(); errors.push("done"); } catch (e) { errors.push(e.name); }
+       }
+       return errors;`,
+        { maxRssMiB: 600, timeoutMs: 60_000 },
+      );
+      expect(r.killed, describeRun(r)).toBeUndefined();
+      // A read of a missing chunk needs no chunk array: the fill value fills the output.
+      expect(r.value, describeRun(r)).toEqual(["ValueError", "ValueError", "done"]);
+    },
+  );
+});
+
 describe("writes of chunks larger than the engine can allocate", () => {
   it.each([
     ["float64", 1e9],

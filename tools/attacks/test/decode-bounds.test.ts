@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attack, describeRun, runZarr, zlibBomb, zstdRawFrame, zstdRleBomb } from "../src/index.js";
 
 const LIMITS = { maxRssMiB: 400, timeoutMs: 60_000 };
+/** Reads whose chunks may each fill maxChunkBytes (256 MiB): the in-flight budget holds them. */
+const BUDGET_LIMITS = { maxRssMiB: 640, timeoutMs: 90_000 };
 const GIB = 1 << 30;
 
 let root: string;
@@ -96,7 +98,7 @@ beforeAll(async () => {
   );
   await put("sharded-str/c/0", shard(zstd2g, 10));
   // v2 object arrays: vlen-utf8 filter + zstd; json2 filter + zlib; vlen-bytes + gzip.
-  const zarray = (filters: object[], compressor: object) => ({
+  const zarray = (filters: object[], compressor: object | null) => ({
     zarr_format: 2,
     shape: [10],
     chunks: [10],
@@ -130,6 +132,41 @@ beforeAll(async () => {
     ),
   );
   await put("v2-json2-zlib/0", zlib1g);
+  // Many chunks whose bound is the whole chunk limit (1000 strings each): every
+  // chunk a gzip bomb just past maxChunkBytes (256 MiB), 16 of them in one read.
+  const gzip300m = await zlibBomb("gzip", 300 << 20);
+  await put(
+    "str-gzip-16/zarr.json",
+    v3Array([16_000], [1000], "string", [{ name: "vlen-utf8" }, gzip]),
+  );
+  for (let i = 0; i < 16; i++) await put(`str-gzip-16/c/${i}`, gzip300m);
+  // json2 values nested far deeper than any reader can walk: a stored shape of
+  // 200,000 dimensions, and one value nested 200,000 levels.
+  const D = 200_000;
+  const json2Doc = (text: string) => new TextEncoder().encode(text);
+  const json2Zarray = {
+    ...zarray(
+      [
+        {
+          id: "json2",
+          encoding: "utf-8",
+          allow_nan: true,
+          sort_keys: true,
+          separators: [",", ":"],
+        },
+      ],
+      null,
+    ),
+    shape: [1],
+    chunks: [1],
+  };
+  await put("json2-deep-shape/.zarray", json2Zarray);
+  await put(
+    "json2-deep-shape/0",
+    json2Doc(`[${"[".repeat(D)}1${"]".repeat(D)},"|O",[${new Array(D).fill(1).join(",")}]]`),
+  );
+  await put("json2-deep-value/.zarray", json2Zarray);
+  await put("json2-deep-value/0", json2Doc(`[${"[".repeat(D)}${"]".repeat(D)},"|O",[1]]`));
   await put("v2-vlenbytes-gzip/.zarray", zarray([{ id: "vlen-bytes" }], { id: "gzip", level: 1 }));
   await put("v2-vlenbytes-gzip/0", gzip1g);
 }, 120_000);
@@ -171,6 +208,52 @@ describe("decompression bombs through codec chains are CodecErrors within bounde
     expect(r.error?.name, describeRun(r)).toBe("CodecError");
     expect(r.peakRssMiB, describeRun(r)).toBeLessThan(LIMITS.maxRssMiB);
   });
+
+  it("16 chunks of 1000 strings, each a gzip bomb past maxChunkBytes, in one read and in 4 reads at once (the in-flight budget)", async () => {
+    for (const prelude of ["", "const many = true;"]) {
+      const r = await attack(
+        `
+        await import("@zarr/codec-gzip/register");
+        const { openArray } = await import("@zarr/core");
+        const { FileSystemStore } = await import("@zarr/store-fs");
+        const a = await openArray(new FileSystemStore(${JSON.stringify(root)}), "str-gzip-16");
+        ${prelude}
+        const reads = typeof many === "undefined" ? [a.get()] : [a.get(), a.get(), a.get(), a.get()];
+        const settled = await Promise.allSettled(reads);
+        return settled.map((x) => x.status === "rejected" ? x.reason.name : "read");
+        `,
+        // One decode of up to 256 MiB at a time (maxBytesInFlight), plus the
+        // previous one's output until the collector frees it: about 400 MiB
+        // here, where 16 decodes at once took 4.1 GB before the budget.
+        BUDGET_LIMITS,
+      );
+      expect(r.killed, describeRun(r)).toBeUndefined();
+      expect(new Set(r.value as string[]), describeRun(r)).toEqual(new Set(["CodecError"]));
+      expect(r.peakRssMiB, describeRun(r)).toBeLessThan(BUDGET_LIMITS.maxRssMiB);
+      console.info(
+        `str-gzip-16 ${prelude ? "x4" : "x1"}: peak ${r.peakRssMiB} MiB, ${r.elapsedMs} ms`,
+      );
+    }
+  });
+
+  it.each([
+    ["a stored shape of 200,000 dimensions", "json2-deep-shape"],
+    ["one value nested 200,000 levels", "json2-deep-value"],
+  ])(
+    "json2 with %s is a CodecError (no stack overflow); zarr get prints nothing, verify reports it",
+    async (_name, path) => {
+      const r = await read(path);
+      expect(r.killed, describeRun(r)).toBeUndefined();
+      expect(r.error?.name, describeRun(r)).toBe("CodecError");
+      const get = await runZarr(["get", root, path, "--json"], LIMITS);
+      expect(get.code, describeRun(get)).toBe(2);
+      expect(get.stdout).toBe("");
+      expect(get.stderr).toMatch(/CodecError: .*json2/);
+      const verify = await runZarr(["verify", root, path], LIMITS);
+      expect(verify.code, describeRun(verify)).toBe(2);
+      expect(verify.stdout).toMatch(/corrupt/);
+    },
+  );
 
   it("a partial read of a sharded array whose inner chunk is a bomb", async () => {
     const r = await read("sharded-str", "[slice(0, 5)]");

@@ -28,20 +28,23 @@ describe("huge arrays through the API", () => {
     ["set(null, fill value)", "a.set(null, 0, { signal })"],
     ["set of a negative-step slice", "a.set([slice(null, null, -1)], 0, { signal })"],
     ["set of a 2-d selection", "b.set(null, 0, { signal })"],
-  ])("%s over 2^53 chunks (each erased, nothing kept) runs in bounded memory until cancelled", async (_name, op) => {
-    const r = await attack(
-      `const { MemoryStore, createArray, slice } = await import("@zarr/core");
+  ])(
+    "%s over 2^53 chunks (each erased, nothing kept) runs in bounded memory until cancelled",
+    async (_name, op) => {
+      const r = await attack(
+        `const { MemoryStore, createArray, slice } = await import("@zarr/core");
        const store = new MemoryStore();
        const a = await createArray(store, "a", { shape: [${N}], dataType: "uint8", chunkShape: [1] });
        const b = await createArray(store, "b", { shape: [2 ** 26, 2 ** 26], dataType: "uint8", chunkShape: [1, 1] });
        const signal = AbortSignal.timeout(2000);
        try { await ${op}; return "finished"; } catch (e) { return e.name; }`,
-      LIMITS,
-    );
-    expect(r.killed, describeRun(r)).toBeUndefined();
-    expect(r.value, describeRun(r)).toBe("AbortError");
-    expect(r.peakRssMiB, describeRun(r)).toBeLessThan(LIMITS.maxRssMiB);
-  });
+        LIMITS,
+      );
+      expect(r.killed, describeRun(r)).toBeUndefined();
+      expect(r.value, describeRun(r)).toBe("AbortError");
+      expect(r.peakRssMiB, describeRun(r)).toBeLessThan(LIMITS.maxRssMiB);
+    },
+  );
 
   it("resize of a 10^15-chunk grid with a few stored chunks, by one element and to a tenth, is immediate", async () => {
     const r = await attack(

@@ -130,6 +130,7 @@ beforeAll(async () => {
   base = await mkdtemp(join(tmpdir(), "zarr-attack-serve-"));
   root = join(base, "root");
   await mkdir(join(root, "a", "c"), { recursive: true });
+  await writeFile(join(root, "a", "c", "1"), "CHUNK-1");
   await writeFile(join(base, "outside-secret"), "OUTSIDE-SECRET");
   await writeFile(join(root, "zarr.json"), '{"zarr_format":3,"node_type":"group"}');
   await writeFile(join(root, "ten"), "0123456789");
@@ -193,13 +194,20 @@ describe("zarr serve: nothing outside the served directory", () => {
         "/%252e%252e/zarr.json",
         "/%ff%fe",
         "/%",
+        // Encoded separators are refused even where they would name a key (c/1).
+        "/c%2f1",
+        "/c%2F1",
+        "/c%5c1",
       ];
       for (const path of paths) {
         const r = await raw(s.port, path);
         expect([path, [400, 404].includes(r.status)]).toEqual([path, true]);
         expect(r.body.toString()).not.toContain("zarr_format");
         expect(r.body.toString()).not.toContain("root:");
+        expect(r.body.toString()).not.toContain("CHUNK-1");
       }
+      // The control: the key itself is served.
+      expect((await raw(s.port, "/c/1")).body.toString()).toBe("CHUNK-1");
     } finally {
       await s.stop();
     }

@@ -8,7 +8,8 @@
 // through core (v3 arrays, sharded arrays in stored entries) and the CLI.
 // Every read returns the entry's own bytes or fails with a typed error
 // (ZarrError), within bounded memory and time.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createArray, MemoryStore } from "@zarr/core";
@@ -618,6 +619,26 @@ return await values(() => a.get([[0, 1, 3 << 20, (3 << 20) + 1]]));`,
 });
 
 describe("zip attacks through the CLI", () => {
+  it.skipIf(process.platform !== "linux")(
+    "a FIFO, a link to /dev/zero and a directory as the archive: zarr info and tree exit 2 at once (never block)",
+    async () => {
+      const fifo = join(dir, "fifo.zip");
+      execFileSync("mkfifo", [fifo]);
+      const zero = join(dir, "zero.zip");
+      await symlink("/dev/zero", zero);
+      const folder = join(dir, "folder.zip");
+      await mkdir(folder);
+      for (const path of [fifo, `zip://${fifo}`, zero, folder]) {
+        for (const command of ["info", "tree"]) {
+          const r = await runZarr([command, path], { maxRssMiB: 300, timeoutMs: 15_000 });
+          expect(r.killed, describeRun(r)).toBeUndefined();
+          expect(r.code, describeRun(r)).toBe(2);
+          expect(r.stderr, describeRun(r)).toMatch(/StoreError: .*not a regular file/);
+        }
+      }
+    },
+  );
+
   it("zarr get and zarr verify on a sharded array whose shard entry points at another shard's local header", async () => {
     const entries = await arrayEntries(true);
     const list: CraftEntry[] = [...entries].map(([name, data]) => ({ name, data }));

@@ -180,9 +180,10 @@ examples:
 
 /**
  * Reads `sel` of `array` slab by slab into the sinks. Binary sinks take each
- * slab as it is read. Text is printed only once the whole selection has read
- * (it is at most `--max-elements` elements), so a failed read prints nothing
- * rather than a document that looks complete.
+ * slab as it is read. Text is formatted as each slab is read but printed only
+ * once the whole selection has read and formatted (it is at most
+ * `--max-elements` elements), so a failure prints nothing rather than a
+ * document that looks complete.
  */
 async function stream(
   array: ZarrArray,
@@ -203,13 +204,14 @@ async function stream(
   const chunkBytes = chunkShape.reduce((a, b) => a * b, 1) * itemBytes;
   // Chunks decoded at once stay within about one slab's memory.
   const concurrency = Math.max(1, Math.min(16, Math.floor(SLAB_BYTES / chunkBytes)));
-  const held: { data: DataArray; elements: number }[] = [];
-  // A fixed-size slab's memory serves every slab of its size (binary output only).
+  const formatted: string[] = [];
+  const formatter = text ? textFormatter(format, dataType, sel.shape) : undefined;
+  // A fixed-size slab's memory serves every slab of its size.
   let reuse: DataArray | undefined;
   try {
     for (const slab of slabs(sel, chunkShape, budget)) {
       let out: DataArray | undefined;
-      if (!text && dataType.itemSize !== null) {
+      if (dataType.itemSize !== null) {
         if (reuse === undefined || reuse.length !== slab.elements * dataType.width)
           reuse = dataType.allocate(slab.elements);
         out = reuse;
@@ -219,41 +221,47 @@ async function stream(
         const bytes = dataType.toBytes!(data, true);
         for (const sink of binary) await sink.write(bytes);
       }
-      if (text) held.push({ data, elements: slab.elements });
+      if (formatter) formatted.push(formatter.slab(data, slab.elements));
       progress.tick(slab.elements, slab.elements * itemBytes);
     }
+    if (formatter) formatted.push(formatter.end());
   } finally {
     progress.finish();
   }
-  if (text) await printText(text, format, dataType, sel.shape, held);
+  if (text) {
+    for (const piece of formatted) await text.write(piece);
+    await text.close();
+  }
 }
 
-/** Prints slabs read by {@link stream} as one JSON document or as CSV rows. */
-async function printText(
-  text: TextSink,
+/** Formats slabs as one JSON document or as CSV rows (the last dimension). */
+function textFormatter(
   format: "json" | "csv",
   dataType: DataType,
   shape: readonly number[],
-  slabsRead: readonly { data: DataArray; elements: number }[],
-): Promise<void> {
+): { slab(data: DataArray, elements: number): string; end(): string } {
   const rowLength = shape.length === 0 ? 1 : shape[shape.length - 1];
   let written = 0; // elements so far
-  if (format === "json") await text.write(`{"shape":${JSON.stringify(shape)},"data":[`);
-  for (const { data, elements } of slabsRead) {
-    const parts = new Array<string>(elements);
-    for (let i = 0; i < elements; i++) {
-      const e = written + i;
-      if (format === "json") {
-        parts[i] = (e > 0 ? "," : "") + scalarJson(dataType, dataType.getScalar(data, i));
-      } else {
-        const sep = e === 0 ? "" : e % rowLength === 0 ? "\n" : ",";
-        parts[i] = sep + csvValue(dataType, data, i);
+  const head = format === "json" ? `{"shape":${JSON.stringify(shape)},"data":[` : "";
+  return {
+    slab(data, elements) {
+      const parts = new Array<string>(elements);
+      for (let i = 0; i < elements; i++) {
+        const e = written + i;
+        if (format === "json") {
+          parts[i] = (e > 0 ? "," : "") + scalarJson(dataType, dataType.getScalar(data, i));
+        } else {
+          const sep = e === 0 ? "" : e % rowLength === 0 ? "\n" : ",";
+          parts[i] = sep + csvValue(dataType, data, i);
+        }
       }
-    }
-    await text.write(parts.join(""));
-    written += elements;
-  }
-  if (format === "json") await text.write("]}\n");
-  else if (written > 0) await text.write("\n");
-  await text.close();
+      const text = (written === 0 ? head : "") + parts.join("");
+      written += elements;
+      return text;
+    },
+    end() {
+      if (format === "json") return `${written === 0 ? head : ""}]}\n`;
+      return written > 0 ? "\n" : "";
+    },
+  };
 }

@@ -156,11 +156,12 @@ interface Context {
 /**
  * The key a request path names (the path after its leading `/`, percent-decoded,
  * with no normalization: `..`, `.` and empty segments stay and are refused);
- * `undefined` when it cannot be a key.
+ * `undefined` when it cannot be a key. Segments are separated by `/` only: an
+ * encoded separator (`%2F`, `%5C`) is refused, not read as one.
  */
 function requestKey(url: string | undefined): string | undefined {
   const path = (url ?? "").split(/[?#]/, 1)[0];
-  if (!path.startsWith("/")) return undefined;
+  if (!path.startsWith("/") || /%2f|%5c/i.test(path)) return undefined;
   let key: string;
   try {
     key = decodeURIComponent(path.slice(1));

@@ -11,6 +11,8 @@
  * @module
  */
 
+import { throwIfAborted } from "../errors.js";
+
 /** Bounds on variable-size data and metadata documents. */
 export interface DecodeLimits {
   /**
@@ -27,6 +29,15 @@ export interface DecodeLimits {
   readonly maxChunkBytes: number;
   /** The most bytes a metadata document (`zarr.json`, `.zarray`, `.zmetadata`, ...) may have. Default 64 MiB. */
   readonly maxMetadataBytes: number;
+  /**
+   * The most bytes that decodes of variable-size chunks may have reserved at
+   * once in this process. Each such decode reserves its bound (at most
+   * `maxChunkBytes`) while its decompressor runs, so reads of many chunks
+   * (16 at a time by default, and concurrent reads) cannot each fill their
+   * bound together. A decode whose bound is larger than this runs alone.
+   * Default 256 MiB.
+   */
+  readonly maxBytesInFlight: number;
 }
 
 /** The limits a fresh process starts with. */
@@ -34,6 +45,7 @@ export const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
   maxElementBytes: 1 << 20,
   maxChunkBytes: 256 << 20,
   maxMetadataBytes: 64 << 20,
+  maxBytesInFlight: 256 << 20,
 });
 
 let current: DecodeLimits = DEFAULT_DECODE_LIMITS;
@@ -95,4 +107,83 @@ export function metadataRead<
 >(options?: O): O & { maxBytes: number } {
   const maxBytes = resolveDecodeLimits(options?.decodeLimits).maxMetadataBytes;
   return { ...(options as O), maxBytes };
+}
+
+/** A waiter for {@link reserveDecodeBytes}. */
+interface Waiter {
+  readonly bytes: number;
+  readonly capacity: number;
+  readonly start: () => void;
+}
+
+/** Reservations of bounded decodes, shared by every copy of this module in the process. */
+interface InFlight {
+  used: number;
+  readonly queue: Waiter[];
+}
+const IN_FLIGHT = Symbol.for("@zarr/core.decodeBytesInFlight");
+const shared = globalThis as { [IN_FLIGHT]?: InFlight };
+if (shared[IN_FLIGHT] === undefined) shared[IN_FLIGHT] = { used: 0, queue: [] };
+const inFlight: InFlight = shared[IN_FLIGHT];
+
+function admits(w: Waiter): boolean {
+  return inFlight.used === 0 || inFlight.used + w.bytes <= w.capacity;
+}
+
+function startWaiters(): void {
+  // In order: a large waiter at the head is not overtaken (it would starve).
+  while (inFlight.queue.length > 0 && admits(inFlight.queue[0])) {
+    const w = inFlight.queue.shift()!;
+    inFlight.used += w.bytes;
+    w.start();
+  }
+}
+
+/**
+ * Reserves `bytes` of the process-wide budget of bounded decodes
+ * ({@link DecodeLimits.maxBytesInFlight}, from `limits`), waiting while other
+ * decodes hold it; resolves to the function that gives them back. A
+ * reservation larger than the budget waits until it can run alone.
+ */
+export async function reserveDecodeBytes(
+  bytes: number,
+  limits: DecodeLimits,
+  signal?: AbortSignal,
+): Promise<() => void> {
+  const amount = Math.max(0, Math.min(bytes, limits.maxBytesInFlight));
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    inFlight.used -= amount;
+    startWaiters();
+  };
+  const waiter: Waiter = { bytes: amount, capacity: limits.maxBytesInFlight, start: () => {} };
+  if (inFlight.queue.length === 0 && admits(waiter)) {
+    inFlight.used += amount;
+    return release;
+  }
+  throwIfAborted(signal);
+  await new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      const i = inFlight.queue.indexOf(entry);
+      if (i >= 0) inFlight.queue.splice(i, 1);
+      startWaiters();
+      try {
+        throwIfAborted(signal);
+      } catch (e) {
+        reject(e);
+      }
+    };
+    const entry: Waiter = {
+      ...waiter,
+      start: () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      },
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    inFlight.queue.push(entry);
+  });
+  return release;
 }

@@ -15,6 +15,7 @@ import {
   type DecodeLimits,
   defaultMaxEncodedSize,
   getDecodeLimits,
+  reserveDecodeBytes,
   resolveDecodeLimits,
   variableChunkBound,
 } from "./limits.js";
@@ -386,7 +387,18 @@ export class CodecPipeline {
     }
     const limits = resolveDecodeLimits(options?.decodeLimits);
     const bound = this.#boundsFor(limits)[i];
-    const out = await codec.decode(bytes, undefined, { ...options, maxDecodedSize: bound });
+    // Variable-size data: the bound is a limit, not the data's size, so many
+    // decodes at once could each fill it; they share the in-flight budget.
+    const release =
+      this.spec.dataType.itemSize === null
+        ? await reserveDecodeBytes(bound, limits, options?.signal)
+        : undefined;
+    let out: Uint8Array;
+    try {
+      out = await codec.decode(bytes, undefined, { ...options, maxDecodedSize: bound });
+    } finally {
+      release?.();
+    }
     if (out.length > bound) {
       throw new CodecError(
         `${this.path}: ${codec.name} decoded ${out.length} bytes, more than the ${bound} its chunk can hold (${describeBound(this, limits)})`,

@@ -38,6 +38,7 @@ export { assertLittleEndianHost, LITTLE_ENDIAN_HOST } from "./host.js";
 export { IntegerDataType } from "./integer.js";
 export { MAX_RAW_BITS, RawDataType } from "./raw.js";
 export type * from "./types.js";
+export { allocateValues, MAX_VALUE_ARRAY_LENGTH } from "./variable.js";
 export { BytesDataType, StringDataType } from "./variable.js";
 
 /** `bool` */

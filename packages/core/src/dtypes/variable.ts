@@ -20,18 +20,30 @@ function checkRange(data: { length: number }, start: number, end: number, name: 
   }
 }
 
-/** Longest JavaScript array (2^32 - 1 elements). */
-const MAX_ARRAY_LENGTH = 0xffff_ffff;
+/**
+ * The most elements an array of JavaScript values (strings, byte arrays,
+ * objects) may have: V8 keeps a dense array in one block of at most 1 GiB of
+ * 8-byte slots (2^27 - 2; SpiderMonkey and JavaScriptCore allow more). Past
+ * it V8 either throws or, for some lengths, aborts the whole process, so
+ * larger chunks are refused before any allocation.
+ */
+export const MAX_VALUE_ARRAY_LENGTH = 2 ** 27 - 2;
 
-function allocationCheck(n: number, name: string): void {
+/**
+ * A dense array of `n` copies of `fill` (for data types whose elements are
+ * JavaScript values); a `ValueError` naming `name` when `n` is not a count or
+ * is more than {@link MAX_VALUE_ARRAY_LENGTH}.
+ */
+export function allocateValues<T>(n: number, fill: T, name: string): T[] {
   if (!Number.isSafeInteger(n) || n < 0) {
     throw new ValueError(`cannot allocate ${n} elements of ${name}`);
   }
-  if (n > MAX_ARRAY_LENGTH) {
+  if (n > MAX_VALUE_ARRAY_LENGTH) {
     throw new ValueError(
-      `cannot allocate ${n} elements of ${name}: a JavaScript array holds at most 2^32 - 1`,
+      `cannot allocate ${n} elements of ${name}: a JavaScript array of values holds at most ${MAX_VALUE_ARRAY_LENGTH} (2^27 - 2) in one piece; use smaller chunks`,
     );
   }
+  return new Array<T>(n).fill(fill);
 }
 
 /** The `string` data type: fill values are JSON strings. */
@@ -50,8 +62,7 @@ export class StringDataType implements DataType {
   }
 
   allocate(n: number): string[] {
-    allocationCheck(n, this.name);
-    return new Array<string>(n).fill("");
+    return allocateValues(n, "", this.name);
   }
 
   parseFillValue(json: JsonValue, path: string): FillValue {
@@ -131,9 +142,8 @@ export class BytesDataType implements DataType {
   }
 
   allocate(n: number): Uint8Array[] {
-    allocationCheck(n, this.name);
     // One shared empty array is safe: a zero-length view cannot be written.
-    return new Array<Uint8Array>(n).fill(NO_BITS);
+    return allocateValues(n, NO_BITS, this.name);
   }
 
   parseFillValue(json: JsonValue, path: string): FillValue {

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { StoreError } from "@zarr/core";
@@ -18,15 +19,36 @@ function ioError(what: string, path: string, cause: unknown): StoreError {
 }
 
 /**
+ * Opens `path` for reading without blocking (a FIFO would otherwise hold the
+ * open until a writer comes) and keeps it only when it is a regular file.
+ */
+async function openRegular(path: string): Promise<FileHandle> {
+  const h = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    const stat = await h.stat();
+    if (!stat.isFile()) {
+      throw new StoreError(
+        `opening zip archive ${path} failed: not a regular file (a FIFO, device, socket or directory)`,
+        { path },
+      );
+    }
+    return h;
+  } catch (e) {
+    await h.close();
+    throw e;
+  }
+}
+
+/**
  * A {@link RangeSource} over a local file, read with positioned reads through
  * one file handle (opened on first use, released by `close`).
  */
 export function fileSource(path: string): RangeSource {
   let handle: Promise<FileHandle> | undefined;
   const get = () => {
-    handle ??= open(path, "r").catch((cause) => {
+    handle ??= openRegular(path).catch((cause) => {
       handle = undefined;
-      throw ioError("opening zip archive", path, cause);
+      throw cause instanceof StoreError ? cause : ioError("opening zip archive", path, cause);
     });
     return handle;
   };

@@ -62,13 +62,49 @@ function nest(values: unknown[], shape: readonly number[], at: number): unknown[
   return out;
 }
 
+/** Dimensions a stored shape may have (NumPy 2 allows 64). */
+const MAX_STORED_DIMS = 64;
+
+/**
+ * Deepest nesting of arrays and objects inside one value, as for metadata
+ * documents: deeper values fail with a `CodecError` instead of overflowing
+ * the stack of whoever walks them (encoding, printing, comparing).
+ */
+export const MAX_VALUE_DEPTH = 1000;
+
+/** Appends the values nested `depth` levels deep in `value` to `out`, in order (no recursion). */
 function flatten(value: unknown, depth: number, out: unknown[], fail: () => Error): void {
-  if (depth === 0) {
-    out.push(value);
-    return;
+  const stack: { items: unknown[]; next: number }[] = [];
+  let current: unknown = value;
+  let level = 0;
+  while (true) {
+    if (level === depth) out.push(current);
+    else {
+      if (!Array.isArray(current)) throw fail();
+      stack.push({ items: current, next: 0 });
+    }
+    // Move to the next value to visit.
+    let top = stack[stack.length - 1];
+    while (top !== undefined && top.next >= top.items.length) {
+      stack.pop();
+      top = stack[stack.length - 1];
+    }
+    if (top === undefined) return;
+    current = top.items[top.next++];
+    level = stack.length;
   }
-  if (!Array.isArray(value)) throw fail();
-  for (const v of value) flatten(v, depth - 1, out, fail);
+}
+
+/** True when `value` nests arrays or objects more than `max` levels deep (no recursion). */
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function json2Factory(name: string): CodecFactory {
@@ -91,6 +127,12 @@ function json2Factory(name: string): CodecFactory {
         },
         encode(chunk: NDArray) {
           const values = Array.from(cOrder(chunk) as unknown as unknown[]);
+          if (values.some((v) => deeperThan(v, MAX_VALUE_DEPTH))) {
+            throw new CodecError(
+              `${path}: json2: a value nests arrays or objects more than ${MAX_VALUE_DEPTH} levels deep`,
+              { path },
+            );
+          }
           const items = chunk.shape.length === 0 ? [values[0]] : nest(values, chunk.shape, 0);
           const text = `${pythonJson(items).slice(0, -1)}${items.length ? "," : ""}"|O",${JSON.stringify(chunk.shape)}]`;
           return new TextEncoder().encode(text);
@@ -112,11 +154,12 @@ function json2Factory(name: string): CodecFactory {
           const n = count(spec.shape);
           if (
             !Array.isArray(shape) ||
+            shape.length > MAX_STORED_DIMS ||
             shape.some((s) => typeof s !== "number") ||
             count(shape as number[]) !== n
           ) {
             throw fail(
-              `stored shape ${JSON.stringify(shape)} does not hold the ${n} elements of a chunk`,
+              `stored shape ${JSON.stringify(shape).slice(0, 200)} does not hold the ${n} elements of a chunk`,
             );
           }
           const flat: unknown[] = [];
@@ -127,6 +170,8 @@ function json2Factory(name: string): CodecFactory {
             () => fail("values are not nested like the stored shape"),
           );
           if (flat.length !== n) throw fail(`${flat.length} values, expected ${n}`);
+          if (flat.some((v) => deeperThan(v, MAX_VALUE_DEPTH)))
+            throw fail(`a value nests arrays or objects more than ${MAX_VALUE_DEPTH} levels deep`);
           const data =
             spec.dataType.kind === "string"
               ? flat.map((v) => (typeof v === "string" ? v : JSON.stringify(v)))

@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  allocateValues,
   CodecError,
   type DataArray,
   type DataType,
@@ -44,9 +45,7 @@ export class FixedUnicodeDataType implements DataType, JsonValueDataType {
   }
 
   allocate(n: number): string[] {
-    if (!Number.isSafeInteger(n) || n < 0)
-      throw new ValueError(`cannot allocate ${n} elements of U${this.length}`);
-    return new Array<string>(n).fill("");
+    return allocateValues(n, "", `U${this.length}`);
   }
 
   #check(s: string, path: string, error: (m: string) => Error): FillValue {

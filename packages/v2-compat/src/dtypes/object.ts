@@ -5,12 +5,12 @@
  * @module
  */
 import {
+  allocateValues,
   type DataArray,
   type DataType,
   type FillValue,
   type JsonValue,
   type Scalar,
-  ValueError,
 } from "@zarr/core";
 import type { JsonValueDataType } from "./json-value.js";
 
@@ -27,9 +27,7 @@ export class JsonObjectDataType implements DataType, JsonValueDataType {
   }
 
   allocate(n: number): DataArray {
-    if (!Number.isSafeInteger(n) || n < 0)
-      throw new ValueError(`cannot allocate ${n} object elements`);
-    return new Array<JsonValue>(n).fill(null) as unknown as DataArray;
+    return allocateValues<JsonValue>(n, null, "object") as unknown as DataArray;
   }
 
   parseFillValue(json: JsonValue): FillValue {
