@@ -97,6 +97,19 @@ beforeAll(async () => {
     ]),
   );
   await put("sharded-str/c/0", shard(zstd2g, 10));
+  // Sharded strings with a compressor outside the shard: the shard's own bound
+  // (30 inner chunks of ~100 MiB each in theory) is capped by maxChunkBytes.
+  await put(
+    "sharded-str-gzip/zarr.json",
+    v3Array([3000], [3000], "string", [
+      {
+        name: "sharding_indexed",
+        configuration: { chunk_shape: [100], codecs: [{ name: "vlen-utf8" }] },
+      },
+      gzip,
+    ]),
+  );
+  await put("sharded-str-gzip/c/0", gzip1g);
   // v2 object arrays: vlen-utf8 filter + zstd; json2 filter + zlib; vlen-bytes + gzip.
   const zarray = (filters: object[], compressor: object | null) => ({
     zarr_format: 2,
@@ -199,6 +212,7 @@ describe("decompression bombs through codec chains are CodecErrors within bounde
     ["v3 string + gzip + zstd (gzip bomb inside a zstd frame)", "str-gzip-zstd"],
     ["v3 bytes + gzip", "bytes-gzip"],
     ["v3 sharded string, inner vlen-utf8 + zstd, full read", "sharded-str"],
+    ["v3 sharded string with gzip outside the shard", "sharded-str-gzip"],
     ["v2 |O vlen-utf8 filter + zstd", "v2-vlen-zstd"],
     ["v2 |O json2 filter + zlib", "v2-json2-zlib"],
     ["v2 |O vlen-bytes filter + gzip", "v2-vlenbytes-gzip"],
@@ -284,6 +298,30 @@ describe("decompression bombs through codec chains are CodecErrors within bounde
 });
 
 describe("the limits reject no data within them, and can be raised", () => {
+  it("a sharded string array of 100,000 elements in inner chunks of 100, gzip outside, reads back what was written", async () => {
+    const r = await attack(
+      `
+      await import("@zarr/codec-gzip/register");
+      const { MemoryStore, createArray, openArray, slice } = await import("@zarr/core");
+      const store = new MemoryStore();
+      const a = await createArray(store, "s", {
+        shape: [100000], chunkShape: [100000], dataType: "string",
+        codecs: [
+          { name: "sharding_indexed", configuration: { chunk_shape: [100], codecs: [{ name: "vlen-utf8" }] } },
+          { name: "gzip", configuration: { level: 1 } },
+        ],
+      });
+      await a.set([slice(0, 3)], ["a", "b", "c"]);
+      await a.set([slice(99998, 100000)], ["y", "z"]);
+      const b = await openArray(store, "s");
+      return [...(await b.get([slice(0, 4)])).data, ...(await b.get([slice(99998, null)])).data];
+      `,
+      LIMITS,
+    );
+    expect(r.error, describeRun(r)).toBeUndefined();
+    expect(r.value).toEqual(["a", "b", "c", "", "y", "z"]);
+  });
+
   it("an element of exactly maxElementBytes reads; one byte more is a CodecError naming the limit until raised", async () => {
     const r = await attack(
       `

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import * as buffer from "node:buffer";
 import * as zlib from "node:zlib";
 import { type DeflateEngine, type DeflateFormat, EngineError, isZeroPadding } from "./types.js";
 
@@ -87,7 +88,11 @@ export const engine: DeflateEngine = {
     const [sync, async] = inflaters[format];
     // maxOutputLength must be >= 1; an output of 1 byte for maxSize 0 is rejected below.
     // node:zlib checks it after each output chunk, sync and async alike.
-    const limit = maxSize === undefined ? undefined : Math.max(1, maxSize);
+    // A bound past the largest Buffer cannot be reached anyway (zlib rejects it as an option).
+    const limit =
+      maxSize === undefined
+        ? undefined
+        : Math.min(Math.max(1, maxSize), buffer.constants.MAX_LENGTH);
     let r: Result;
     try {
       r = await run(

@@ -15,7 +15,6 @@ import {
   type DecodeLimits,
   defaultMaxEncodedSize,
   getDecodeLimits,
-  reserveDecodeBytes,
   resolveDecodeLimits,
   variableChunkBound,
 } from "./limits.js";
@@ -135,7 +134,12 @@ export class CodecPipeline {
     const cached = this.#bounds;
     if (cached !== undefined && cached.limits === limits) return cached.bounds;
     const spec = this.#specs[this.#specs.length - 1];
-    const bounds = [this.#sizes[0] ?? arrayToBytesBound(this.arrayToBytes, spec, limits)];
+    let first = this.#sizes[0] ?? arrayToBytesBound(this.arrayToBytes, spec, limits);
+    // A chunk (or shard) of variable-size data holds at most maxChunkBytes of
+    // encoded elements, whatever its codecs could produce in theory (a shard's
+    // bound sums its inner chunks' bounds).
+    if (this.spec.dataType.itemSize === null) first = Math.min(first, limits.maxChunkBytes);
+    const bounds = [first];
     for (let i = 0; i < this.bytesToBytes.length; i++) {
       const codec = this.bytesToBytes[i];
       const exact = this.#sizes[i + 1];
@@ -155,6 +159,16 @@ export class CodecPipeline {
   maxEncodedSize(limits: DecodeLimits = getDecodeLimits()): number {
     const bounds = this.#boundsFor(limits);
     return bounds[bounds.length - 1];
+  }
+
+  /**
+   * What decoding one chunk may hold under `limits` beyond the chunk's own
+   * size, to reserve from the in-flight budget (`reserveDecodeBytes`): the
+   * bound of a variable-size chunk's encoded elements (at most
+   * `maxChunkBytes`); 0 for fixed-size data, whose decodes are exact.
+   */
+  decodeReservation(limits: DecodeLimits = getDecodeLimits()): number {
+    return this.spec.dataType.itemSize === null ? this.#boundsFor(limits)[0] : 0;
   }
 
   /**
@@ -387,18 +401,7 @@ export class CodecPipeline {
     }
     const limits = resolveDecodeLimits(options?.decodeLimits);
     const bound = this.#boundsFor(limits)[i];
-    // Variable-size data: the bound is a limit, not the data's size, so many
-    // decodes at once could each fill it; they share the in-flight budget.
-    const release =
-      this.spec.dataType.itemSize === null
-        ? await reserveDecodeBytes(bound, limits, options?.signal)
-        : undefined;
-    let out: Uint8Array;
-    try {
-      out = await codec.decode(bytes, undefined, { ...options, maxDecodedSize: bound });
-    } finally {
-      release?.();
-    }
+    const out = await codec.decode(bytes, undefined, { ...options, maxDecodedSize: bound });
     if (out.length > bound) {
       throw new CodecError(
         `${this.path}: ${codec.name} decoded ${out.length} bytes, more than the ${bound} its chunk can hold (${describeBound(this, limits)})`,

@@ -38,8 +38,12 @@ export { assertLittleEndianHost, LITTLE_ENDIAN_HOST } from "./host.js";
 export { IntegerDataType } from "./integer.js";
 export { MAX_RAW_BITS, RawDataType } from "./raw.js";
 export type * from "./types.js";
-export { allocateValues, MAX_VALUE_ARRAY_LENGTH } from "./variable.js";
-export { BytesDataType, StringDataType } from "./variable.js";
+export {
+  allocateValues,
+  BytesDataType,
+  MAX_VALUE_ARRAY_LENGTH,
+  StringDataType,
+} from "./variable.js";
 
 /** `bool` */
 export const bool: BoolDataType = /* @__PURE__ */ new BoolDataType();

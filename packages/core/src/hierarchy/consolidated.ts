@@ -31,8 +31,39 @@ export interface ConsolidatedView {
   readonly rootPath: string;
   /** Node documents by path relative to `rootPath`. */
   readonly entries: Map<string, JsonObject>;
+  /**
+   * Names of the direct children of each path (`""`: the root) that has any,
+   * entries and the implicit parents of deeper entries alike, so that listing
+   * a group costs its children, not the whole view.
+   */
+  readonly children: Map<string, Set<string>>;
   /** The root group's metadata (its consolidated copy is rewritten on updates). */
   rootMeta: GroupMetadataV3;
+}
+
+/** Adds `rel` and its ancestors to the children index. */
+function indexPath(children: Map<string, Set<string>>, rel: string): void {
+  let path = rel;
+  while (path !== "") {
+    const cut = path.lastIndexOf("/");
+    const parent = cut < 0 ? "" : path.slice(0, cut);
+    let names = children.get(parent);
+    if (names === undefined) {
+      names = new Set();
+      children.set(parent, names);
+    }
+    const name = path.slice(cut + 1);
+    if (names.has(name)) return; // its ancestors are indexed already
+    names.add(name);
+    path = parent;
+  }
+}
+
+/** The children index of `entries`. */
+function indexOf(entries: ReadonlyMap<string, JsonObject>): Map<string, Set<string>> {
+  const children = new Map<string, Set<string>>();
+  for (const key of entries.keys()) indexPath(children, key);
+  return children;
 }
 
 function isObject(v: JsonValue | undefined): v is JsonObject {
@@ -65,16 +96,33 @@ export function readConsolidated(
         { path: doc },
       );
     }
-    const path = rel.replace(/^\/+|\/+$/g, "");
-    if (!isValidKey(path)) {
+    // One leading "/" is read as the group itself; names starting with "__"
+    // are reserved (v3 core: node names).
+    const path = rel.startsWith("/") ? rel.slice(1) : rel;
+    if (!isValidKey(path) || path.split("/").some((name) => name.startsWith("__"))) {
       throw new MetadataError(
         `${doc}: consolidated_metadata.metadata has an entry ${JSON.stringify(rel)} that is not a node path below the group`,
         { path: doc },
       );
     }
+    if (entries.has(path)) {
+      throw new MetadataError(
+        `${doc}: consolidated_metadata.metadata names the node ${JSON.stringify(path)} twice`,
+        { path: doc },
+      );
+    }
     entries.set(path, node);
   }
-  return { rootPath, entries, rootMeta: meta };
+  return consolidatedView(rootPath, entries, meta);
+}
+
+/** A view of `entries` (paths relative to `rootPath`) held by the group document `rootMeta`. */
+export function consolidatedView(
+  rootPath: string,
+  entries: Map<string, JsonObject>,
+  rootMeta: GroupMetadataV3,
+): ConsolidatedView {
+  return { rootPath, entries, children: indexOf(entries), rootMeta };
 }
 
 /** `path` relative to `root`, or `undefined` when it is not below it. */
@@ -84,17 +132,9 @@ export function relativePath(root: string, path: string): string | undefined {
   return path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined;
 }
 
-/** Names of the direct children of `rel` in the view, sorted. */
+/** Names of the direct children of `rel` in the view (implicit parents of deeper entries too), sorted. */
 export function consolidatedChildren(view: ConsolidatedView, rel: string): string[] {
-  const prefix = rel === "" ? "" : `${rel}/`;
-  const names = new Set<string>();
-  for (const key of view.entries.keys()) {
-    if (!key.startsWith(prefix) || key === rel) continue;
-    const rest = key.slice(prefix.length);
-    // Intermediate paths of deeper entries are (implicit) children too.
-    names.add(rest.split("/")[0]);
-  }
-  return [...names].filter((n) => n !== "" && !n.startsWith("__")).sort();
+  return [...(view.children.get(rel) ?? [])].sort();
 }
 
 /** Builds the `consolidated_metadata` member for `entries`. */
@@ -123,7 +163,10 @@ export async function updateConsolidated(
 ): Promise<void> {
   const rel = relativePath(view.rootPath, path);
   if (rel === undefined || rel === "") return;
-  await rewrite(store, view, () => view.entries.set(rel, document));
+  await rewrite(store, view, () => {
+    view.entries.set(rel, document);
+    indexPath(view.children, rel);
+  });
 }
 
 /** Forgets the node at `path` and everything below it, and rewrites the root group's document. */
@@ -138,6 +181,9 @@ export async function removeFromConsolidated(
     for (const key of [...view.entries.keys()]) {
       if (key === rel || key.startsWith(`${rel}/`)) view.entries.delete(key);
     }
+    // Rebuilt: an implicit parent may have lost its last descendant.
+    view.children.clear();
+    for (const [parent, names] of indexOf(view.entries)) view.children.set(parent, names);
   });
 }
 

@@ -32,6 +32,7 @@ import {
   type ConsolidatedView,
   consolidatedChildren,
   consolidatedMember,
+  consolidatedView,
   groupEntry,
   readConsolidated,
   relativePath,
@@ -104,7 +105,7 @@ function consolidatedContext(view: ConsolidatedView): GroupContext {
       }
       const doc = view.entries.get(rel);
       if (doc) return nodeFromDocument(store, path, doc, context, view);
-      if (consolidatedChildren(view, rel).length > 0) {
+      if (view.children.has(rel)) {
         return new Group(store, path, implicitGroupMeta(), true, 3, context);
       }
       // Not in the consolidated copy: it may have been written around it.
@@ -565,7 +566,7 @@ export async function consolidate(
     consolidated_metadata: consolidatedMember(entries),
   };
   await writeGroupMetadataV3(s, p, meta);
-  const view: ConsolidatedView = { rootPath: p, entries, rootMeta: meta };
+  const view = consolidatedView(p, entries, meta);
   return new Group(s, p, meta, false, 3, consolidatedContext(view));
 }
 

@@ -125,7 +125,7 @@ function* slicePieces(
       const n = sel.count;
       yield {
         chunk: p.chunk,
-        sel: { start: sel.start + (n - 1) * (-step), step, count: n },
+        sel: { start: sel.start + (n - 1) * -step, step, count: n },
         out: { start: count - 1 - (p.out as { start: number }).start - (n - 1), step: 1, count: n },
         covers: p.covers,
       };
