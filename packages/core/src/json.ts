@@ -345,8 +345,9 @@ class Parser {
 
 /**
  * Serializes a JSON value like `JSON.stringify(value, null, indent)`, except that
- * bigints are written as bare integers and `-0` as `-0` (so float fill values keep
- * their sign). Object entries whose value is `undefined` are omitted.
+ * bigints are written as bare integers and `-0` as `-0.0`, so float fill values keep
+ * their sign in every reader (parsers that return integers for integer tokens,
+ * such as Python's `json`, read `-0` as the integer 0). Object entries whose value is `undefined` are omitted.
  *
  * @throws MetadataError for non-finite numbers (JSON has no NaN or Infinity; fill
  *   values use the string forms) and for values that are not JSON.
@@ -372,7 +373,7 @@ function writeValue(
       if (!Number.isFinite(value)) {
         throw new MetadataError(`cannot write ${value} as JSON: JSON numbers must be finite`);
       }
-      out.push(Object.is(value, -0) ? "-0" : String(value));
+      out.push(Object.is(value, -0) ? "-0.0" : String(value));
       return;
     case "bigint":
       out.push(value.toString());

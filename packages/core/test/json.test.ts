@@ -156,9 +156,9 @@ describe("stringifyJson", () => {
     );
   });
 
-  it("writes bigints as bare integers and -0 with its sign", () => {
+  it("writes bigints as bare integers and -0 as -0.0 (a float with its sign for every parser)", () => {
     expect(stringifyJson({ a: 18446744073709551615n, b: [-9223372036854775808n], c: -0 }, 0)).toBe(
-      '{"a":18446744073709551615,"b":[-9223372036854775808],"c":-0}',
+      '{"a":18446744073709551615,"b":[-9223372036854775808],"c":-0.0}',
     );
   });
 

@@ -44,6 +44,7 @@ import {
   type Selection,
   slice,
 } from "../indexing/index.js";
+import { bitExact } from "../indexing/strided.js";
 import {
   type ArrayMetadataV3,
   encodeMetadata,
@@ -718,7 +719,9 @@ export class ZarrArray {
     const dataType = this.dataType;
     const width = dataType.width;
     const out = dataType.allocate(points.count);
-    const { fill } = this.#d();
+    // Copied slot by slot: float32 through integer views, bit for bit (NaN payloads).
+    const slots = bitExact(out);
+    const fillSlots = bitExact(this.#d().fill);
     await forEachConcurrent(
       points.byChunk.values(),
       options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -727,11 +730,13 @@ export class ZarrArray {
         for (let j = 0; j < group.positions.length; j++) {
           const at = group.positions[j] * width;
           if (chunk === undefined) {
-            for (let w = 0; w < width; w++) (out as unknown[])[at + w] = (fill as unknown[])[w];
+            for (let w = 0; w < width; w++)
+              (slots as unknown[])[at + w] = (fillSlots as unknown[])[w];
           } else {
             const from = group.offsets[j] * width;
+            const src = bitExact(chunk.data);
             for (let w = 0; w < width; w++)
-              (out as unknown[])[at + w] = (chunk.data as unknown[])[from + w];
+              (slots as unknown[])[at + w] = (src as unknown[])[from + w];
           }
         }
       },
@@ -775,14 +780,14 @@ export class ZarrArray {
               data = dataType.allocate(chunkLen);
               dataType.fill(data, this.fillValue, 0, chunkLen);
             }
+            const target = bitExact(data) as unknown[];
+            const from = bitExact(
+              source.kind === "scalar" ? source.slots : source.data,
+            ) as unknown[];
             for (let j = 0; j < group.positions.length; j++) {
               const to = group.offsets[j] * width;
-              for (let w = 0; w < width; w++) {
-                (data as unknown[])[to + w] =
-                  source.kind === "scalar"
-                    ? (source.slots as unknown[])[w]
-                    : (source.data as unknown[])[group.positions[j] * width + w];
-              }
+              const at = source.kind === "scalar" ? 0 : group.positions[j] * width;
+              for (let w = 0; w < width; w++) target[to + w] = from[at + w];
             }
             await this.#storeChunk(key, data, options, existing === undefined);
           }),

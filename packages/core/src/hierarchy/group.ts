@@ -129,9 +129,23 @@ export class Group {
   ): AsyncGenerator<HierarchyNode> {
     const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
     if (maxDepth < 1) return;
-    for (const child of await this.children(options)) {
+    // An explicit stack, not recursion: hierarchies thousands of levels deep
+    // (a consolidated document can describe one cheaply) cannot exhaust the
+    // call stack. Each frame holds the children of one group still to visit.
+    const stack: { nodes: HierarchyNode[]; next: number; depth: number }[] = [
+      { nodes: await this.children(options), next: 0, depth: 1 },
+    ];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1];
+      if (top.next >= top.nodes.length) {
+        stack.pop();
+        continue;
+      }
+      const child = top.nodes[top.next++];
       yield child;
-      if (child.kind === "group") yield* child.walk({ ...options, maxDepth: maxDepth - 1 });
+      if (child.kind === "group" && top.depth < maxDepth) {
+        stack.push({ nodes: await child.children(options), next: 0, depth: top.depth + 1 });
+      }
     }
   }
 

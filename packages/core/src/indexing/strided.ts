@@ -13,6 +13,19 @@ import type { DataArray } from "../dtypes/types.js";
 import { IndexError } from "../errors.js";
 import { type Axis, axisCount } from "./types.js";
 
+/**
+ * `data` as slots that copy bit for bit: a `Float32Array` as a `Uint32Array`
+ * over the same memory, since reading a float32 element widens it to a
+ * float64 number, which quiets a signaling NaN (x86: `0x7f800001` becomes
+ * `0x7fc00001`). Other arrays are returned as they are (float64 elements are
+ * not converted, and the rest are integers or JavaScript values).
+ */
+export function bitExact<T extends DataArray>(data: T): T {
+  return (
+    data instanceof Float32Array ? new Uint32Array(data.buffer, data.byteOffset, data.length) : data
+  ) as T;
+}
+
 /** Below this many slots, an element loop beats a `subarray` + `set` call. */
 const BULK_MIN_SLOTS = 16;
 
@@ -263,8 +276,8 @@ export function copyStrided(
   const { counts } = p;
   const [S, D] = p.sides;
   const nd = counts.length;
-  const s = src as unknown as Slots;
-  const t = dst as unknown as Slots;
+  const s = bitExact(src) as unknown as Slots;
+  const t = bitExact(dst) as unknown as Slots;
   const typed = ArrayBuffer.isView(src) && ArrayBuffer.isView(dst);
   const same = (src as unknown) === (dst as unknown);
 
@@ -355,8 +368,8 @@ export function fillStrided(
   const { counts } = p;
   const [D] = p.sides;
   const nd = counts.length;
-  const t = dst as unknown as Slots;
-  const v = value as unknown as Slots;
+  const t = bitExact(dst) as unknown as Slots;
+  const v = bitExact(value) as unknown as Slots;
   if (nd === 0) {
     for (let j = 0; j < width; j++) t[D.base * width + j] = v[j];
     return;

@@ -23,7 +23,7 @@ function sortKeys(value: JsonValue): JsonValue {
   return value;
 }
 
-/** Sorted keys, 4-space indent, non-ASCII escaped as `\uXXXX`. */
+/** Sorted keys, 4-space indent, non-ASCII escaped as `\uXXXX` (core writes -0 as `-0.0`). */
 export function writeV2Json(value: JsonValue): Uint8Array {
   const text = stringifyJson(sortKeys(value), 4).replace(
     /[\u007f-\uffff]/g,

@@ -36,7 +36,9 @@ export function parseConsolidated(bytes: Uint8Array, key = ZMETADATA): Map<strin
   }
   const entries = Object.entries(meta as JsonObject);
   for (const [name] of entries) {
-    if (!isValidKey(name)) {
+    // Node names starting with "__" are reserved (v3 core), and core opens no such node.
+    const nodes = name.split("/").slice(0, -1);
+    if (!isValidKey(name) || nodes.some((n) => n.startsWith("__"))) {
       throw new MetadataError(
         `${key}: metadata has an entry ${JSON.stringify(name)} that is not a key below the group`,
         { path: key },
