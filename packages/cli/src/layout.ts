@@ -177,21 +177,31 @@ export function layoutOf(array: ZarrArray): Layout {
   let chunks = [...array.chunkShape];
   let shards: number[] | undefined;
   let shardIndex: Layout["shardIndex"];
-  if (codecs.length === 1 && codecs[0].name === "sharding_indexed") {
+  // A layout has one level of sharding and nothing after the sharding codec. Other
+  // sharded chains (bytes -> bytes codecs after sharding_indexed, sharding nested in
+  // sharding) are described by their outer shard, index and innermost chunks, with
+  // every level's bytes -> bytes codecs applied to the inner chunks (innermost
+  // first, as they apply when encoding): the same values, encoded per inner chunk.
+  let after: JsonObject[] = [];
+  while (codecs[0]?.name === "sharding_indexed") {
     const config = codecs[0].configuration as {
       chunk_shape: number[];
       codecs: JsonObject[];
       index_codecs?: JsonObject[];
       index_location?: "start" | "end";
     };
-    shards = chunks;
+    if (shards === undefined) {
+      shards = chunks;
+      shardIndex = {
+        codecs: config.index_codecs ?? INDEX_CODECS,
+        location: config.index_location ?? "end",
+      };
+    }
+    after = [...codecs.slice(1), ...after];
     chunks = [...config.chunk_shape];
     codecs = config.codecs;
-    shardIndex = {
-      codecs: config.index_codecs ?? INDEX_CODECS,
-      location: config.index_location ?? "end",
-    };
   }
+  codecs = [...codecs, ...after];
   let dimensionNames = array.dimensionNames ? [...array.dimensionNames] : undefined;
   if (array.zarrFormat === 2) {
     const itemSize = itemSizeAtBytes(array);
@@ -398,12 +408,21 @@ function zarrayFor(layout: Layout, path: string, note: (s: string) => void): Jso
   const tryCodecs = (codecs: JsonObject[]) => zarrayOfV3(meta(codecs) as any, dataType);
   let z = tryCodecs(layout.codecs);
   if (!z) {
-    const { serializer, bytesToBytes } = splitCodecs(layout.codecs);
+    const { arrayToArray, serializer, bytesToBytes } = splitCodecs(layout.codecs);
     const last = bytesToBytes
       .filter((c) => ["gzip", "zstd", "blosc"].includes(c.name as string))
       .pop();
-    const fallback = [serializer ?? serializerFor(layout.dataType), ...(last ? [last] : [])];
-    z = tryCodecs(fallback) ?? tryCodecs([serializerFor(layout.dataType)]);
+    const compressor = last ? [last] : [];
+    // Keep the filters (array -> array codecs) with their serializer where they have a
+    // v2 form: a serializer alone is only right for the data type without them (a
+    // categorize filter on strings is followed by "bytes", which strings cannot use).
+    z =
+      (serializer && arrayToArray.length
+        ? tryCodecs([...arrayToArray, serializer, ...compressor])
+        : undefined) ??
+      tryCodecs([serializer ?? serializerFor(layout.dataType), ...compressor]) ??
+      tryCodecs([serializerFor(layout.dataType), ...compressor]) ??
+      tryCodecs([serializerFor(layout.dataType)]);
     if (!z)
       throw new UnsupportedError(
         `${path || "/"}: data type ${JSON.stringify(layout.dataType)} has no v2 form`,

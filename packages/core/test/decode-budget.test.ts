@@ -23,8 +23,14 @@ describe("reserveDecodeBytes", () => {
     const a = await reserveDecodeBytes(60, l);
     const b = await reserveDecodeBytes(40, l);
     const order: string[] = [];
-    const c = reserveDecodeBytes(50, l).then((r) => (order.push("c"), r));
-    const d = reserveDecodeBytes(10, l).then((r) => (order.push("d"), r));
+    const c = reserveDecodeBytes(50, l).then((r) => {
+      order.push("c");
+      return r;
+    });
+    const d = reserveDecodeBytes(10, l).then((r) => {
+      order.push("d");
+      return r;
+    });
     await settle();
     expect(order).toEqual([]); // d fits the budget but does not overtake c
     a();
@@ -39,14 +45,20 @@ describe("reserveDecodeBytes", () => {
     const l = limits(100);
     const small = await reserveDecodeBytes(10, l);
     let started = false;
-    const big = reserveDecodeBytes(1000, l).then((r) => ((started = true), r));
+    const big = reserveDecodeBytes(1000, l).then((r) => {
+      started = true;
+      return r;
+    });
     await settle();
     expect(started).toBe(false);
     small();
     await settle();
     expect(started).toBe(true);
     let next = false;
-    const after = reserveDecodeBytes(1, l).then((r) => ((next = true), r));
+    const after = reserveDecodeBytes(1, l).then((r) => {
+      next = true;
+      return r;
+    });
     await settle();
     expect(next).toBe(false);
     (await big)();
@@ -60,7 +72,10 @@ describe("reserveDecodeBytes", () => {
     const controller = new AbortController();
     const waiting = reserveDecodeBytes(100, l, controller.signal);
     let next = false;
-    const later = reserveDecodeBytes(50, l).then((r) => ((next = true), r));
+    const later = reserveDecodeBytes(50, l).then((r) => {
+      next = true;
+      return r;
+    });
     controller.abort();
     await expect(waiting).rejects.toThrow(expect.objectContaining({ name: "AbortError" }));
     held();
@@ -76,7 +91,10 @@ describe("reserveDecodeBytes", () => {
     a();
     const b = await reserveDecodeBytes(100, l);
     let c = false;
-    const pending = reserveDecodeBytes(1, l).then((r) => ((c = true), r));
+    const pending = reserveDecodeBytes(1, l).then((r) => {
+      c = true;
+      return r;
+    });
     await settle();
     expect(c).toBe(false);
     b();

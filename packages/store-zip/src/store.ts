@@ -8,7 +8,6 @@ import {
   type ByteRange,
   type DirListing,
   rangeBounds,
-  StoreError,
   type StoreOptions,
   throwIfAborted,
   UnsupportedError,

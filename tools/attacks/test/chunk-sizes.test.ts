@@ -2,7 +2,7 @@
 // range of the chunk) and a whole-chunk read must agree, and both refuse a
 // chunk whose stored size is not the chunk's shape times its item size
 // (v3 core, "bytes" codec: the encoded representation is exactly the elements).
-import { mkdtemp, open as openFile, rm, truncate, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CodecError, createArray, openArray, slice } from "@zarr/core";

@@ -2,8 +2,11 @@ import { readFile } from "node:fs/promises";
 import {
   createArray,
   createGroup,
+  type DataType,
+  type FillValue,
   type JsonObject,
   type JsonValue,
+  parseJson,
   resolveDataType,
   resolveStore,
   type Store,
@@ -30,14 +33,32 @@ function objectOption(text: string | undefined, option: string): JsonObject {
   return v as JsonObject;
 }
 
-/** The fill value flag: JSON when it parses, else the text itself (NaN, 0x7fc00000, a string). */
+/**
+ * The fill value flag: JSON when it parses (exactly: integers beyond 2^53 as
+ * bigints, so a uint64 or int64 extreme keeps every digit), else the text
+ * itself (NaN, 0x7fc00000, a string).
+ */
 function fillOption(text: string | undefined): JsonValue | undefined {
   if (text === undefined) return undefined;
   try {
-    return JSON.parse(text) as JsonValue;
+    return parseJson(text, "--fill-value");
   } catch {
     return text;
   }
+}
+
+/**
+ * The fill value of `dataType` that the flag's value means: JSON forms with
+ * strings ("NaN", "0x7fc00001", ["Infinity", 1]) through the metadata parser,
+ * which keeps exact bits; numbers, booleans and byte lists as scalars.
+ */
+function fillFromOption(dataType: DataType, fill: JsonValue): FillValue {
+  const jsonForm =
+    (typeof fill === "string" && dataType.kind !== "string") ||
+    (Array.isArray(fill) && fill.some((v) => typeof v === "string"));
+  return jsonForm
+    ? dataType.parseFillValue(fill, "--fill-value")
+    : dataType.fromScalar(fill, "--fill-value");
 }
 
 /** Arrays up to this many bytes are one chunk by default. */
@@ -174,7 +195,13 @@ examples:
     const attributes = objectOption(str(values, "attrs"), "--attrs");
     const metadataFile = str(values, "metadata");
     if (metadataFile !== undefined) {
-      const doc = parseJsonOption(await readFile(metadataFile, "utf8"), metadataFile);
+      // Exactly: a fill value beyond 2^53 keeps every digit.
+      let doc: JsonValue;
+      try {
+        doc = parseJson(await readFile(metadataFile, "utf8"), metadataFile);
+      } catch (e) {
+        throw new UsageError(`${metadataFile} is not valid JSON: ${(e as Error).message}`);
+      }
       if (typeof doc !== "object" || doc === null || Array.isArray(doc))
         throw new UsageError(`${metadataFile}: not a JSON object`);
       const kind = await createFromDocument(
@@ -229,14 +256,11 @@ examples:
       format: Number(format) as 2 | 3,
       shape,
       dataType: dataType.toJSON(),
-      fillValue:
+      fillValue: dataType.fillValueToJSON(
         fill === null || fill === undefined
-            ? dataType.fillValueToJSON(dataType.defaultFillValue())
-            : dataType.fillValueToJSON(
-                typeof fill === "string" && dataType.kind !== "string"
-                  ? dataType.parseFillValue(fill, "--fill-value")
-                  : dataType.fromScalar(fill, "--fill-value"),
-              ),
+          ? dataType.defaultFillValue()
+          : fillFromOption(dataType, fill),
+      ),
       extra: fill === null ? nullFill(format) : undefined,
       chunks: defaultChunks(shape, dataType.itemSize ?? 16),
       codecs: [serializerFor(dataType.toJSON(), endianFromTypestr)],

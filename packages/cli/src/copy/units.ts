@@ -16,7 +16,8 @@
  * in the destination although no stored source chunk overlaps them (they are
  * erased: their source is all fill value now). Where the source cannot list
  * (HTTP), every position of the range is a unit, as the grid is all there is
- * to go by.
+ * to go by. So is every position when a destination chunk left out would not
+ * read as the source's missing chunks do ({@link missingReadsAlike}).
  *
  * Memory: the stored source chunks of an array are held as sorted linear
  * indices (8 bytes each); units are generated from them lazily, each by the
@@ -26,7 +27,8 @@
  *
  * @module
  */
-import type { Store } from "@zarr/core";
+import { keepsEveryChunk, type Store } from "@zarr/core";
+import { TooLargeError } from "../usage.js";
 import type { CopyPlan, PlannedNode } from "./plan.js";
 
 type ArrayNode = Extract<PlannedNode, { kind: "array" }>;
@@ -44,6 +46,31 @@ export interface ArrayUnits {
    */
   readonly sources?: SortedIndices;
 }
+
+/**
+ * Whether a destination chunk may be left out where every source chunk it
+ * overlaps is missing: only when readers of the destination decode a missing
+ * chunk to exactly what a missing source chunk holds, the source's fill value.
+ * Not so when the destination must store every chunk (a v2 array without a
+ * fill value, e.g. v3 `bytes` copied to v2) or its fill value differs in bits
+ * (a NaN payload or -0.0 written as v2's "NaN" or 0, ...): then every grid
+ * position is a unit, and the transfer stores each chunk that is not the
+ * destination's fill value.
+ */
+export function missingReadsAlike(node: ArrayNode): boolean {
+  if (keepsEveryChunk(node.plan.metadata) && !keepsEveryChunk(node.src.metadata)) return false;
+  const src = node.src.dataType;
+  const one = src.allocate(1);
+  src.fill(one, node.src.fillValue, 0, 1);
+  try {
+    return node.plan.dataType.isFill(one, node.plan.fillValue, 0, 1);
+  } catch {
+    return false;
+  }
+}
+
+/** Most destination chunks a copy writes out where the source has none stored. */
+export const MAX_WRITTEN_OUT = 10_000_000n;
 
 /** Product of a shape, exactly. */
 function size(shape: readonly number[]): bigint {
@@ -344,8 +371,17 @@ export async function planUnits(
       out.push({ node, count: 0, coords: () => [] });
       continue;
     }
-    if (!node.src.store.listable) {
-      // Nothing to go by but the grid.
+    const writeOut = node.src.store.listable && !missingReadsAlike(node);
+    if (writeOut && hi - lo > MAX_WRITTEN_OUT)
+      throw new TooLargeError(
+        `/${node.src.path}: a missing chunk of the destination would not read as the source's fill value ` +
+          "(v2 has no exact form of it, or no fill value), so all " +
+          `${hi - lo} destination chunks would be written, more than ${MAX_WRITTEN_OUT}; ` +
+          "copy to --format 3 or give the source a fill value the destination can hold",
+        { path: node.src.path },
+      );
+    if (!node.src.store.listable || writeOut) {
+      // Nothing to go by but the grid (or missing source chunks must be written out).
       out.push({
         node,
         count: Number(hi - lo),

@@ -1,13 +1,15 @@
 /**
  * numcodecs `delta`: stores the first element and the differences between
  * consecutive elements (in memory order), computed in `dtype` and cast to
- * `astype`. Decoding is a cumulative sum in `dtype` (integers wrap).
+ * `astype`. Decoding is a cumulative sum in `dtype` (integers wrap). Float
+ * differences and sums keep numpy's NaN (the first NaN operand's bits, quieted),
+ * so everything after a NaN decodes to that NaN bit for bit, as numcodecs does.
  *
  * @module
  */
 import type { ChunkSpec, DataArray, JsonObject } from "@zarr/core";
 import { checkInput, count, filterCodec, filterFactory, isNumeric } from "./common.js";
-import { cast, isBig, type Num, store, toPrecision } from "./numeric.js";
+import { cast, castNaN, floatArith, isBig, type Num, store, toPrecision } from "./numeric.js";
 
 /** Factory of `delta` / `numcodecs.delta` (`{dtype, astype?}`). */
 export const deltaCodec = deltaFactory("delta");
@@ -47,9 +49,12 @@ function deltaFactory(name: string) {
                 ? src[0]
                 : big
                   ? (src[i] as bigint) - (src[i - 1] as bigint)
-                  : toPrecision((src[i] as number) - (src[i - 1] as number), dtype);
+                  : toPrecision(floatArith("-", src[i] as number, src[i - 1] as number), dtype);
             store(diff, dtype, i, v);
           }
+          // The first element is copied: a NaN keeps its bits (a signaling one too).
+          if (n > 0 && dtype.kind === "float" && Number.isNaN(src[0]))
+            castNaN(data, dtype, 0, diff, dtype, 0);
           return cast(diff, dtype, astype, n);
         },
         decode(data: DataArray, spec: ChunkSpec) {
@@ -59,15 +64,25 @@ function deltaFactory(name: string) {
           const o = out as unknown as ArrayLike<Num>;
           for (let i = 0; i < n; i++) {
             const e = enc[i];
-            if (i === 0) store(out, dtype, 0, e, astype.kind === "float");
-            else if (big)
+            if (i === 0) {
+              // Cast, not computed: a NaN keeps its bits as numpy's cast keeps them.
+              if (astype.kind === "float" && dtype.kind === "float" && Number.isNaN(e))
+                castNaN(data, astype, 0, out, dtype, 0);
+              else store(out, dtype, 0, e, astype.kind === "float");
+            } else if (big)
               store(
                 out,
                 dtype,
                 i,
                 (o[i - 1] as bigint) + (typeof e === "bigint" ? e : BigInt(Math.trunc(e))),
               );
-            else store(out, dtype, i, toPrecision((o[i - 1] as number) + Number(e), dtype));
+            else
+              store(
+                out,
+                dtype,
+                i,
+                toPrecision(floatArith("+", o[i - 1] as number, Number(e)), dtype),
+              );
           }
           return out;
         },

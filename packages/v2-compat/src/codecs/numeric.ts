@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { type DataArray, type DataType, roundToFloat16 } from "@zarr/core";
+import {
+  type DataArray,
+  type DataType,
+  float16BitsToFloat32Bits,
+  float32BitsToFloat16Bits,
+  float64ToFloat16Bits,
+  roundToFloat16,
+} from "@zarr/core";
 
 /** An element of a numeric data array. */
 export type Num = number | bigint;
@@ -107,11 +114,77 @@ export function cast(data: DataArray, from: DataType, to: DataType, n: number): 
   const src = data as unknown as ArrayLike<Num>;
   const f = npType(from);
   const t = npType(to);
+  const floats = from.kind === "float" && to.kind === "float";
   for (let i = 0; i < n; i++) {
     const v = src[i];
-    o[i] = to.kind === "bool" ? (v === 0 || v === 0n ? 0 : 1) : npCast(v, f, t);
+    if (floats && Number.isNaN(v)) castNaN(data, from, i, out, to, i);
+    else o[i] = to.kind === "bool" ? (v === 0 || v === 0n ? 0 : 1) : npCast(v, f, t);
   }
   return out;
+}
+
+const nanF64 = new Float64Array(1);
+const nanF64Words = new Uint32Array(nanF64.buffer);
+const LOW_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+
+/** The bits of float element `i` of `data` (float16 and float32 as their float32 form). */
+function nanBits(data: DataArray, bytes: number, i: number): number {
+  const a = data as Float32Array | Float64Array;
+  if (bytes === 8) {
+    nanF64[0] = a[i];
+    return nanF64Words[1 - LOW_WORD];
+  }
+  return new Uint32Array(a.buffer, a.byteOffset + i * 4, 1)[0];
+}
+
+/**
+ * Writes numpy's cast of the NaN at `data[i]` (type `from`) to `out[j]`
+ * (type `to`), bit for bit: numpy copies a NaN of the same type, converts to
+ * and from float16 with its own bit arithmetic (payload kept, signaling or
+ * not), and converts between float32 and float64 with the CPU, which quiets a
+ * signaling NaN as reading a float32 element into a JavaScript number does.
+ * JavaScript numbers alone would quiet every NaN that passes through them.
+ */
+export function castNaN(
+  data: DataArray,
+  from: DataType,
+  i: number,
+  out: DataArray,
+  to: DataType,
+  j: number,
+): void {
+  const src = data as Float32Array | Float64Array;
+  const dst = out as Float32Array | Float64Array;
+  const a = from.itemSize as number;
+  const b = to.itemSize as number;
+  if (a === 8 && b === 8) {
+    dst[j] = src[i];
+    return;
+  }
+  if (b === 8) {
+    if (a === 2) {
+      // npy_half_to_double: sign, all-ones exponent, the half's 10 payload bits on top.
+      const h = float32BitsToFloat16Bits(nanBits(data, 4, i));
+      nanF64Words[1 - LOW_WORD] = ((h & 0x8000) << 16) | 0x7ff00000 | ((h & 0x3ff) << 10);
+      nanF64Words[LOW_WORD] = 0;
+      dst[j] = nanF64[0];
+    } else dst[j] = src[i]; // the CPU's float32 -> float64: quieted, like JS
+    return;
+  }
+  // To float32 or float16 (both held as float32 bits).
+  let bits: number;
+  if (a === 8) {
+    bits = b === 2 ? float16BitsToFloat32Bits(float64ToFloat16Bits(src[i])) : -1;
+    if (bits < 0) {
+      dst[j] = src[i]; // the CPU's float64 -> float32: quieted, like JS
+      return;
+    }
+  } else {
+    const own = nanBits(data, 4, i);
+    // float32 -> float16 rounds the payload as npy_floatbits_to_halfbits does.
+    bits = a === 4 && b === 2 ? float16BitsToFloat32Bits(float32BitsToFloat16Bits(own)) : own;
+  }
+  new Uint32Array(dst.buffer, dst.byteOffset + j * 4, 1)[0] = bits;
 }
 
 /**
@@ -208,14 +281,34 @@ export function npCast(x: Num, from: NpType, to: NpType): Num {
   return to.bytes === 8 ? wrapped : Number(wrapped);
 }
 
+const nanScratch = new Float64Array(1);
+const nanScratchWords = new Uint32Array(nanScratch.buffer);
+const HIGH_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
+/**
+ * The NaN that x86-64's SSE arithmetic (numpy's float loops) returns for `x op y`
+ * when an operand is NaN: the first operand's when it is NaN, else the second's,
+ * quieted; `undefined` when neither is NaN. JS engines make no promise about
+ * which operand's NaN `x + y` keeps, so arithmetic that must match numpy bit for
+ * bit (delta's differences and cumulative sums) picks it explicitly.
+ */
+export function x86NaN(x: number, y: number): number | undefined {
+  // biome-ignore lint/suspicious/noSelfCompare: the NaN test that keeps the operand
+  const n = x !== x ? x : y !== y ? y : undefined;
+  if (n === undefined) return undefined;
+  nanScratch[0] = n;
+  nanScratchWords[HIGH_WORD] |= 0x0008_0000; // the quiet bit
+  return nanScratch[0];
+}
+
+/** `x op y` on float values, with numpy's (x86's) NaN result. */
+export function floatArith(op: "+" | "-" | "*" | "/", x: number, y: number): number {
+  return x86NaN(x, y) ?? (op === "+" ? x + y : op === "-" ? x - y : op === "*" ? x * y : x / y);
+}
+
 /** `a op b` computed in type `t` (both already of type `t`): floats rounded, integers wrapped. */
 export function npArith(op: "+" | "-" | "*" | "/", a: Num, b: Num, t: NpType): Num {
-  if (t.kind === "f") {
-    const x = Number(a);
-    const y = Number(b);
-    const r = op === "+" ? x + y : op === "-" ? x - y : op === "*" ? x * y : x / y;
-    return npCast(r, F8, t);
-  }
+  if (t.kind === "f") return npCast(floatArith(op, Number(a), Number(b)), F8, t);
   const x = BigInt(a);
   const y = BigInt(b);
   const r = op === "+" ? x + y : op === "-" ? x - y : x * y;

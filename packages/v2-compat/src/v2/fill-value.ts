@@ -22,6 +22,8 @@ import {
   type ArrayMetadataV3,
   type DataType,
   type FillValue,
+  float32,
+  float64,
   type JsonObject,
   type JsonValue,
   keepsEveryChunk,
@@ -66,18 +68,34 @@ export function parseV2FillValue(
   return dataType.parseFillValue(json, path);
 }
 
+/**
+ * A float (or complex part) fill value in v2's JSON form: v3's bit-pattern form
+ * "0x..." (core writes it for NaNs with a payload or the sign bit) does not
+ * exist in v2, which has only "NaN", "Infinity", "-Infinity" and numbers.
+ */
+function v2FloatJson(json: JsonValue, part: DataType): JsonValue {
+  if (typeof json !== "string" || !/^0x/i.test(json)) return json;
+  const v = part.parseFillValue(json, "fill_value").value as number;
+  if (Number.isNaN(v)) return "NaN";
+  return v === Number.POSITIVE_INFINITY
+    ? "Infinity"
+    : v === Number.NEGATIVE_INFINITY
+      ? "-Infinity"
+      : v;
+}
+
 /** The v2 JSON form of `fill` (`null` when the array has no fill value). */
 export function v2FillValueJson(dataType: DataType, fill: FillValue | null): JsonValue {
   if (fill === null) return null;
   const json = dataType.fillValueToJSON(fill);
   if (dataType.name.startsWith("numpy.") && json === "NaT") return -(2n ** 63n);
-  if (dataType.kind === "complex" && Array.isArray(json)) return json;
+  if (dataType.kind === "complex" && Array.isArray(json)) {
+    const part = dataType.name === "complex64" ? float32 : float64;
+    return json.map((c) => v2FloatJson(c, part));
+  }
   // Core's r<N> is v2's |V<n>, whose fill value is base64 (v2 spec: fill_value).
   if (dataType.kind === "raw") return encodeBase64(fill.value as Uint8Array);
-  if (typeof json === "string" && dataType.kind === "float" && /^0x/i.test(json)) {
-    // A NaN with a payload: v2 has only "NaN".
-    return "NaN";
-  }
+  if (dataType.kind === "float") return v2FloatJson(json, dataType);
   return json;
 }
 

@@ -1,0 +1,68 @@
+// Defects the write-direction interop suite (tools/interop, issue 16) found in
+// what v2-compat writes: the sign of a -0.0 fill value (Python's json reads the
+// token -0 as the integer 0), v3 bit-pattern fill values in v2 metadata, and
+// numcodecs delta's NaN results on floats.
+import "../src/register.js";
+import { complex64, float32, MemoryStore, openArray } from "@zarr/core";
+import { describe, expect, it } from "vitest";
+import { createArrayV2, v2FillValueJson, writeV2Json } from "../src/index.js";
+
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+const f32bits = (a: Float32Array) => [...new Uint32Array(a.buffer, a.byteOffset, a.length)];
+
+describe("v2 JSON keeps -0.0", () => {
+  it("writes the number -0 as -0.0 (a float for every JSON parser), leaving strings and other numbers", () => {
+    expect(text(writeV2Json({ fill_value: -0, a: [-0, 0, -0.5, 10], s: "-0" }))).toBe(
+      '{\n    "a": [\n        -0.0,\n        0,\n        -0.5,\n        10\n    ],\n    "fill_value": -0.0,\n    "s": "-0"\n}',
+    );
+  });
+
+  it("a <f4 array with fill -0.0 writes -0.0 and reads it back with the sign bit", async () => {
+    const store = new MemoryStore();
+    await createArrayV2(store, "a", { shape: [2], chunks: [2], dtype: "<f4", fillValue: -0 });
+    expect(text((await store.get("a/.zarray"))!)).toContain('"fill_value": -0.0,');
+    const got = await (await openArray(store, "a")).get();
+    expect(f32bits(got.data as Float32Array)).toEqual([0x8000_0000, 0x8000_0000]);
+  });
+});
+
+describe("v2 fill values from v3 bit patterns", () => {
+  it('a float NaN payload is "NaN"; a complex part in hex is "NaN" or its number', () => {
+    expect(v2FillValueJson(float32, float32.parseFillValue("0x7fc00001", "f"))).toBe("NaN");
+    expect(v2FillValueJson(complex64, complex64.parseFillValue(["0xffc00000", 1.5], "f"))).toEqual([
+      "NaN",
+      1.5,
+    ]);
+    expect(
+      v2FillValueJson(complex64, complex64.parseFillValue(["0x3f800000", "0xff800000"], "f")),
+    ).toEqual([1, "-Infinity"]);
+  });
+});
+
+describe("delta on floats keeps numpy's NaN", () => {
+  it("after a NaN every decoded element is that NaN (quieted), bit for bit as numcodecs' cumsum", async () => {
+    const store = new MemoryStore();
+    const a = await createArrayV2(store, "d", {
+      shape: [6],
+      chunks: [6],
+      dtype: "<f4",
+      filters: [{ id: "delta", dtype: "<f4" }],
+    });
+    const data = new Float32Array(6);
+    new Uint32Array(data.buffer).set([
+      0x3f800000, // 1
+      0x7fc00001, // NaN, payload 1
+      0x40000000, // 2
+      0xffc00000, // -NaN
+      0x7fc12345, // NaN, another payload
+      0x40400000, // 3
+    ]);
+    await a.set(null, { data, shape: [6] });
+    const got = await (await openArray(store, "d")).get();
+    // numpy: diff keeps x[i]'s NaN when x[i] is NaN, else x[i-1]'s; cumsum keeps the
+    // running sum's NaN once it has one. So from element 1 on, the first NaN.
+    expect(f32bits(got.data as Float32Array)).toEqual([
+      0x3f800000, 0x7fc00001, 0x7fc00001, 0x7fc00001, 0x7fc00001, 0x7fc00001,
+    ]);
+  });
+});
