@@ -114,6 +114,10 @@ export class BloscCodec implements BytesToBytesCodec {
 
   /** Compresses `bytes` into one Blosc 1 chunk. */
   encode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array> {
+    return named(this.context.path, () => this.#encode(bytes));
+  }
+
+  #encode(bytes: Uint8Array): Uint8Array | Promise<Uint8Array> {
     const { cname, clevel, shuffle, typesize, blocksize } = this.config;
     const params = { cname, clevel, typesize, blocksize, shuffle: shuffleMode(shuffle) };
     const path = this.context.path;
@@ -156,6 +160,14 @@ export class BloscCodec implements BytesToBytesCodec {
     decodedSize?: number,
     options?: CodecOptions,
   ): Uint8Array | Promise<Uint8Array> {
+    return named(this.context.path, () => this.#decode(bytes, decodedSize, options));
+  }
+
+  #decode(
+    bytes: Uint8Array,
+    decodedSize?: number,
+    options?: CodecOptions,
+  ): Uint8Array | Promise<Uint8Array> {
     const path = this.context.path;
     const header = parseHeader(
       bytes,
@@ -192,6 +204,15 @@ export class BloscCodec implements BytesToBytesCodec {
    * of a large chunk costs a block or two, not the chunk.
    */
   decodeRangeInto(
+    bytes: Uint8Array,
+    out: Uint8Array,
+    start: number,
+    end: number,
+  ): void | Promise<void> {
+    return named(this.context.path, () => this.#decodeRangeInto(bytes, out, start, end));
+  }
+
+  #decodeRangeInto(
     bytes: Uint8Array,
     out: Uint8Array,
     start: number,
@@ -349,3 +370,23 @@ export const bloscCodecFactory: CodecFactory = factory("blosc");
 
 /** Factory of zarr-python 3's `numcodecs.blosc` (integer shuffle). */
 export const numcodecsBloscCodecFactory: CodecFactory = factory("numcodecs.blosc");
+
+/**
+ * Runs `run` and names the codec and its place in the metadata (`path`) in
+ * its `CodecError`s ("blosc: ..." becomes `blosc codec at "<path>": ...`), as
+ * the other codecs' errors do.
+ */
+function named<T>(path: string, run: () => T | Promise<T>): T | Promise<T> {
+  const rename = (e: unknown): never => {
+    if (e instanceof CodecError && e.message.startsWith("blosc: ")) {
+      throw new CodecError(`blosc codec at "${path}": ${e.message.slice(7)}`, { path, cause: e });
+    }
+    throw e;
+  };
+  try {
+    const r = run();
+    return r instanceof Promise ? r.catch(rename) : r;
+  } catch (e) {
+    return rename(e);
+  }
+}

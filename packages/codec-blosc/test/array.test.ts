@@ -29,4 +29,26 @@ describe("blosc in a v3 array", () => {
     const back = await (await openArray(store, "t")).get(null);
     expect(Array.from(back.data as Float32Array)).toEqual(Array.from(data));
   });
+
+  it("a damaged chunk's CodecError names the chunk, the metadata document and the codec", async () => {
+    const store = new MemoryStore();
+    const arr = await createArray(store, "t", {
+      shape: [1024],
+      dataType: "int32",
+      chunkShape: [512],
+      codecs: [
+        { name: "bytes", configuration: { endian: "little" } },
+        { name: "blosc", configuration: { cname: "lz4", clevel: 5, shuffle: "shuffle" } },
+      ],
+    });
+    await arr.set(null, Int32Array.from({ length: 1024 }, (_, i) => i * 7));
+    const bytes = (await store.get("t/c/1"))!.slice();
+    bytes.fill(0xff, 16, 32); // block offsets and the first stream header
+    await store.set("t/c/1", bytes);
+    for (const read of [() => arr.get(null), () => arr.getChunk([1])]) {
+      await expect(read()).rejects.toThrow(
+        /^chunk "t\/c\/1": blosc codec at "t\/zarr\.json: codecs\[1\] \(blosc\)": /,
+      );
+    }
+  });
 });

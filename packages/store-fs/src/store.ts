@@ -82,13 +82,23 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   readonly root: string;
   /**
    * The canonical location of the root: a `file://` URL of its real path
-   * (symbolic links resolved at construction; for a root that does not exist
-   * yet, its nearest existing ancestor's), without a trailing `/`. The path is
+   * (symbolic links resolved; for a root that does not exist yet, its nearest
+   * existing ancestor's, resolved again once it exists), without a trailing `/`. The path is
    * not percent-encoded, so that `location + "/" + key` names a file the same
    * way for a store on `dir` and one on `dir/sub`: core serializes
    * read-modify-write of a chunk by that string.
    */
-  readonly location: string;
+  get location(): string {
+    // A root that did not exist yet is resolved again until it does: a link
+    // made on its path since then leads its writes elsewhere than the path says.
+    if (this.#location === undefined) {
+      const real = this.#tree.resolvedRoot();
+      if (real === undefined) return fileLocation(this.#tree.root);
+      this.#location = fileLocation(real);
+    }
+    return this.#location;
+  }
+  #location: string | undefined;
   readonly #tree: RootedTree;
   readonly #durable: boolean;
   readonly #buffers = new ReadBuffers();
@@ -99,7 +109,6 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   constructor(root: string | URL, options: FileSystemStoreOptions = {}) {
     this.root = resolve(root instanceof URL ? fileURLToPath(root) : root);
     this.#tree = new RootedTree(this.root);
-    this.location = fileLocation(this.#tree.root);
     this.#durable = options.durable ?? false;
   }
 
@@ -458,5 +467,7 @@ async function removeEntry(
  */
 function fileLocation(path: string): string {
   const slashed = sep === "\\" ? path.replaceAll("\\", "/") : path;
-  return `file://${slashed.startsWith("/") ? "" : "/"}${slashed}`.replace(/\/+$/, "");
+  // "/" becomes "file://", so that "file://" + "/" + key names the same file as a
+  // store on the key's directory does.
+  return `file://${(slashed.startsWith("/") ? slashed : `/${slashed}`).replace(/\/+$/, "")}`;
 }

@@ -182,6 +182,20 @@ export class RootedTree {
     this.root = realRoot(root);
   }
 
+  #resolved: string | undefined;
+
+  /** The root's real path (links resolved) once it exists; `undefined` while it does not. */
+  resolvedRoot(): string | undefined {
+    if (this.#resolved === undefined) {
+      try {
+        this.#resolved = realpathSync.native(this.root);
+      } catch {
+        return undefined;
+      }
+    }
+    return this.#resolved;
+  }
+
   /** The absolute path of `segments` under the root. */
   path(segments: readonly string[]): string {
     return segments.length === 0 ? this.root : join(this.root, ...segments);
@@ -313,7 +327,8 @@ export class RootedTree {
   async #verify(handle: FileHandle, segments: readonly string[]): Promise<void> {
     const actual = await readlink(`/proc/self/fd/${handle.fd}`);
     const base = await this.#kernelBase();
-    const expected = segments.length === 0 ? base : `${base}/${segments.join("/")}`;
+    const expected =
+      segments.length === 0 ? base : `${base === "/" ? "" : base}/${segments.join("/")}`;
     if (actual === expected || actual === `${expected} (deleted)`) return;
     throw new UnsafePathError(
       `its real path is ${JSON.stringify(actual)}: a directory on the way is a symbolic link (the store never follows links)`,

@@ -5,7 +5,7 @@
 // for every writable store: two `new FileSystemStore(dir)`, a store rooted
 // inside another's root, `openStore(url)` twice, arrays opened twice, S3 and
 // GCS stores on one bucket and prefix.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CreateBucketCommand } from "@aws-sdk/client-s3";
@@ -80,6 +80,34 @@ describe("many store objects on one place lose no writes", () => {
       await lostWrites([
         { store: outer, prefix: "sub/" },
         { store: inner, prefix: "" },
+      ]),
+    ).toBe(0);
+  });
+
+  it("a FileSystemStore made before its root existed, whose path a link then leads elsewhere, and one on the real place", async () => {
+    const base = join(dir, "late");
+    await mkdir(base);
+    const early = new FileSystemStore(join(base, "link", "x")); // "link" does not exist yet
+    await mkdir(join(base, "real", "x"), { recursive: true });
+    await symlink(join(base, "real"), join(base, "link"));
+    const late = new FileSystemStore(join(base, "real", "x"));
+    expect(early.location).toBe(late.location);
+    expect(
+      await lostWrites([
+        { store: late, prefix: "" },
+        { store: early, prefix: "" },
+      ]),
+    ).toBe(0);
+  });
+
+  it("a FileSystemStore on / and one on the directory below it", async () => {
+    const root = new FileSystemStore("/");
+    expect(root.location).toBe("file://");
+    const sub = new FileSystemStore(join(dir, "under-root"));
+    expect(
+      await lostWrites([
+        { store: sub, prefix: "" },
+        { store: root, prefix: `${join(dir, "under-root").slice(1)}/` },
       ]),
     ).toBe(0);
   });

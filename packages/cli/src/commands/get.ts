@@ -76,8 +76,8 @@ decoded) at a time and written before the next, so --out and --npy work for arra
 any size in bounded memory (a file that would not fit on its disk is refused first).
 A file appears only once complete (written beside it, then renamed), so a failed read
 leaves what was there. --json and --csv print only after the whole selection has read:
-a failure prints nothing. Only --out - and --npy - can leave a partial stream, and then
-the exit code is not 0. A progress line shows on an interactive terminal.
+a failure prints nothing. Only streams (--out -, --npy -, a FIFO or device as FILE) can
+hold a partial output, and then the exit code is not 0. A progress line shows on an interactive terminal.
 
 ${STORE_HELP}
 

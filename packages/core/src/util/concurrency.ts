@@ -108,7 +108,8 @@ export function withKeyLock<R>(owner: LockOwner, key: string, fn: () => Promise<
   const location = owner.location;
   if (typeof location === "string" && location !== "") {
     map = tables.byLocation;
-    id = `${location.replace(/\/+$/, "")}/${key}`;
+    // (A root location such as "file://" keeps its slashes: "file://" + "/" + key.)
+    id = `${/:\/\/$/.test(location) ? location : location.replace(/\/+$/, "")}/${key}`;
   } else {
     const object = owner.inner ?? owner;
     let perObject = tables.byObject.get(object);
