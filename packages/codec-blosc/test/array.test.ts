@@ -41,7 +41,10 @@ describe("blosc in a v3 array", () => {
         { name: "blosc", configuration: { cname: "lz4", clevel: 5, shuffle: "shuffle" } },
       ],
     });
-    await arr.set(null, Int32Array.from({ length: 1024 }, (_, i) => i * 7));
+    await arr.set(
+      null,
+      Int32Array.from({ length: 1024 }, (_, i) => i * 7),
+    );
     const bytes = (await store.get("t/c/1"))!.slice();
     bytes.fill(0xff, 16, 32); // block offsets and the first stream header
     await store.set("t/c/1", bytes);

@@ -40,7 +40,7 @@ export async function writeFileAtomic(
     // nothing (saves syscalls); later attempts create what is missing.
     let dir: Dir | undefined;
     try {
-      dir = await tree.openDir(dirSegments, attempt > 0);
+      dir = await tree.openDir(dirSegments, attempt > 0, durable);
       if (dir === undefined) continue;
       await writeIn(dir, name, value, durable);
       return;

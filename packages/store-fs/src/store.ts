@@ -40,8 +40,9 @@ import { openListed, readEntries, walkKeys } from "./walk.js";
 /** Options of {@link FileSystemStore}. */
 export interface FileSystemStoreOptions {
   /**
-   * Fsync each written file and its directory before `set` resolves, so that
-   * completed writes survive a crash or power loss (slower). Default `false`:
+   * Fsync each written file, its directory and the parent of every directory
+   * the write created before `set` resolves, so that completed writes survive a
+   * crash or power loss (slower). Default `false`:
    * writes are still atomic, but the last ones may be lost on power loss.
    */
   durable?: boolean;

@@ -248,7 +248,11 @@ export class RootedTree {
    * opened before); otherwise `undefined` when it is missing or not a
    * directory. Throws {@link UnsafePathError} when a component is a link.
    */
-  async openDir(segments: readonly string[], create: boolean): Promise<Dir | undefined> {
+  async openDir(
+    segments: readonly string[],
+    create: boolean,
+    durable = false,
+  ): Promise<Dir | undefined> {
     if (!useDescriptorPaths) {
       const found = await this.#checkComponents(segments, false);
       if (found === "missing" || found === "not a directory") {
@@ -258,6 +262,12 @@ export class RootedTree {
         }
         await mkdir(this.path(segments), { recursive: true });
         await this.#checkComponents(segments, false);
+        // Each new directory's entry is in its parent: sync them all (root included).
+        if (durable) {
+          await new PathDir(dirname(this.root)).sync();
+          for (let i = 0; i < segments.length; i++)
+            await new PathDir(this.path(segments.slice(0, i))).sync();
+        }
       }
       return new PathDir(this.path(segments));
     }
@@ -278,10 +288,19 @@ export class RootedTree {
       return new DescriptorDir(handle);
     }
     // Something on the path is missing, a file or a link: walk it one directory at a time.
-    return this.#walkDirs(segments, create);
+    return this.#walkDirs(segments, create, durable);
   }
 
-  async #walkDirs(segments: readonly string[], create: boolean): Promise<Dir | undefined> {
+  /**
+   * Opens `segments` one directory at a time, creating what is missing when
+   * `create`; with `durable`, each directory that holds a new one is fsynced,
+   * so that the new entry survives a power loss.
+   */
+  async #walkDirs(
+    segments: readonly string[],
+    create: boolean,
+    durable: boolean,
+  ): Promise<Dir | undefined> {
     let dir: Dir;
     try {
       dir = new DescriptorDir(await open(this.root, DIR_FLAGS));
@@ -290,6 +309,7 @@ export class RootedTree {
       if ((code === "ENOENT" || code === "ENOTDIR") && !create) return undefined;
       if (code !== "ENOENT") throw error;
       await mkdir(this.root, { recursive: true });
+      if (durable) await new PathDir(dirname(this.root)).sync();
       dir = new DescriptorDir(await open(this.root, DIR_FLAGS));
     }
     for (let i = 0; i < segments.length; i++) {
@@ -300,6 +320,7 @@ export class RootedTree {
         for (let attempt = 0; next === undefined && create && attempt < MKDIR_ATTEMPTS; attempt++) {
           try {
             await mkdir(dir.child(segments[i]));
+            if (durable) await dir.sync();
           } catch (error) {
             if (errorCode(error) !== "EEXIST") throw error;
           }

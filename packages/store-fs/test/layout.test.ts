@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, stat, truncate, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { InvalidKeyError, resolveStore, StoreError } from "@zarr/core";
@@ -196,5 +196,32 @@ describe("FileSystemStore layout", () => {
     await store.set("d/x", utf8("durable"));
     expect(await store.get("d/x")).toEqual(utf8("durable"));
     expect(dir).toBeTruthy();
+  });
+
+  it("a durable write fsyncs the file, its directory and the parent of every directory it creates", async () => {
+    // fsync itself cannot be observed; its calls can. Every sync goes through a FileHandle.
+    const probe = await open(dir, "r");
+    const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const original = proto.sync;
+    let syncs = 0;
+    proto.sync = function (this: unknown) {
+      syncs++;
+      return original.call(this);
+    };
+    try {
+      const store = new FileSystemStore(join(root, "new-root"), { durable: true });
+      await store.set("a/b/c/0", utf8("x")); // creates new-root, a, b and c
+      // the file, c (holding it), and the parents of new-root, a, b and c
+      expect(syncs).toBe(6);
+      syncs = 0;
+      await store.set("a/b/c/1", utf8("y")); // creates nothing
+      expect(syncs).toBe(2);
+      syncs = 0;
+      await new FileSystemStore(join(root, "plain")).set("a/b/0", utf8("z"));
+      expect(syncs).toBe(0);
+    } finally {
+      proto.sync = original;
+    }
   });
 });

@@ -104,11 +104,15 @@ class ResolvedStore implements Store {
   readonly writable: boolean;
   readonly listable: boolean;
   readonly copiesOnSet: boolean;
-  readonly location: string | undefined;
+
+  /** The inner store's location, read on each use (a store may resolve it late). */
+  get location(): string | undefined {
+    const location = this.inner.location;
+    return typeof location === "string" ? location : undefined;
+  }
 
   constructor(readonly inner: AnyStore) {
     this.copiesOnSet = inner.copiesOnSet === true;
-    this.location = typeof inner.location === "string" ? inner.location : undefined;
     this.writable = typeof inner.set === "function" && typeof inner.erase === "function";
     this.listable = typeof inner.list === "function";
   }
