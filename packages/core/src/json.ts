@@ -2,8 +2,11 @@
  * Exact JSON for metadata documents. `JSON.parse` silently rounds integers beyond
  * 2^53 (uint64 fill values, shard offsets in attributes, ...); {@link parseJson}
  * returns those as `bigint` instead and is otherwise equivalent to `JSON.parse`
- * (RFC 8259 grammar, last duplicate key wins). {@link stringifyJson} writes
- * bigints back as bare integers.
+ * (RFC 8259 grammar, last duplicate key wins), except that it also reads the
+ * bare tokens `NaN`, `Infinity` and `-Infinity` that Python's `json` (so
+ * zarr-python 2 and 3) writes for non-finite attribute values. {@link
+ * stringifyJson} writes bigints back as bare integers, and non-finite numbers
+ * as those tokens, as zarr-python does.
  *
  * @module
  */
@@ -135,7 +138,14 @@ class Parser {
         return this.parseLiteral("false", false);
       case 0x6e /* n */:
         return this.parseLiteral("null", null);
+      // Python's non-finite tokens (zarr-python writes them in attributes).
+      case 0x4e /* N */:
+        return this.parseLiteral("NaN", Number.NaN);
+      case 0x49 /* I */:
+        return this.parseLiteral("Infinity", Number.POSITIVE_INFINITY);
       default:
+        if (c === 0x2d && this.text.charCodeAt(this.pos + 1) === 0x49 /* I */)
+          return this.parseLiteral("-Infinity", Number.NEGATIVE_INFINITY);
         if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.parseNumber();
         if (Number.isNaN(c)) this.fail("unexpected end of input");
         this.fail(`unexpected character ${JSON.stringify(this.text[this.pos])}`);
@@ -349,8 +359,11 @@ class Parser {
  * their sign in every reader (parsers that return integers for integer tokens,
  * such as Python's `json`, read `-0` as the integer 0). Object entries whose value is `undefined` are omitted.
  *
- * @throws MetadataError for non-finite numbers (JSON has no NaN or Infinity; fill
- *   values use the string forms) and for values that are not JSON.
+ * Non-finite numbers are written `NaN`, `Infinity` and `-Infinity`, as Python's
+ * `json` writes them (zarr-python writes attributes so; strict JSON parsers such
+ * as `JSON.parse` reject them).
+ *
+ * @throws MetadataError for values that are not JSON.
  */
 export function stringifyJson(value: JsonValue, indent = 2): string {
   const out: string[] = [];
@@ -370,10 +383,10 @@ function writeValue(
       out.push(JSON.stringify(value));
       return;
     case "number":
-      if (!Number.isFinite(value)) {
-        throw new MetadataError(`cannot write ${value} as JSON: JSON numbers must be finite`);
-      }
-      out.push(Object.is(value, -0) ? "-0.0" : String(value));
+      // Non-finite numbers (attributes) as Python's json writes them; fill values
+      // never get here as numbers (their JSON forms are strings).
+      if (!Number.isFinite(value)) out.push(Number.isNaN(value) ? "NaN" : String(value));
+      else out.push(Object.is(value, -0) ? "-0.0" : String(value));
       return;
     case "bigint":
       out.push(value.toString());

@@ -60,4 +60,22 @@ describe("float32 signaling NaNs keep their bits", () => {
       0, 0, 0x7f800001, 0xff800002, 0x3f800000, 0x7fa00000,
     ]);
   });
+
+  it("a [re, im] pair is one complex value, broadcast over the selection", async () => {
+    const a = await createArray(new MemoryStore(), "p", {
+      shape: [3],
+      dataType: "complex128",
+      chunkShape: [2],
+    });
+    await a.set(null, [1.5, -2]);
+    await a.set([slice(2, 3)], [Number.NaN, Number.POSITIVE_INFINITY]);
+    expect(Array.from((await a.get()).data as Float64Array)).toEqual([
+      1.5,
+      -2,
+      1.5,
+      -2,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ]);
+  });
 });

@@ -3,7 +3,7 @@
 // token -0 as the integer 0), v3 bit-pattern fill values in v2 metadata, and
 // numcodecs delta's NaN results on floats.
 import "../src/register.js";
-import { complex64, float32, MemoryStore, openArray } from "@zarr/core";
+import { complex64, float32, type JsonValue, MemoryStore, openArray } from "@zarr/core";
 import { describe, expect, it } from "vitest";
 import { createArrayV2, v2FillValueJson, writeV2Json } from "../src/index.js";
 
@@ -64,5 +64,102 @@ describe("delta on floats keeps numpy's NaN", () => {
     expect(f32bits(got.data as Float32Array)).toEqual([
       0x3f800000, 0x7fc00001, 0x7fc00001, 0x7fc00001, 0x7fc00001, 0x7fc00001,
     ]);
+  });
+});
+
+describe("non-finite attribute values, as zarr-python writes them", () => {
+  it("a hierarchy whose .zattrs and .zmetadata hold bare NaN/Infinity tokens opens, and they are written back the same way", async () => {
+    const { openGroup, resolveStore } = await import("@zarr/core");
+    const { consolidate, createGroupV2 } = await import("../src/index.js");
+    const store = new MemoryStore();
+    const s = resolveStore(store);
+    const enc = (t: string) => new TextEncoder().encode(t);
+    // What zarr-python 2.13 writes for g.attrs["m"] = nan; a.attrs["x"] = inf (json.dumps).
+    await s.set(".zgroup", enc('{\n    "zarr_format": 2\n}'));
+    await s.set(".zattrs", enc('{\n    "m": NaN\n}'));
+    await s.set(
+      "a/.zarray",
+      enc(
+        '{"chunks":[2],"compressor":null,"dtype":"<f8","fill_value":"NaN","filters":null,"order":"C","shape":[2],"zarr_format":2}',
+      ),
+    );
+    await s.set("a/.zattrs", enc('{"x": Infinity, "y": [-Infinity, 1.5]}'));
+    await consolidate(store);
+    expect(text((await s.get(".zmetadata"))!)).toMatch(/"x": Infinity/);
+    const g = await openGroup(store);
+    expect(g.attrs.m).toBeNaN();
+    expect((await g.get("a")).attrs).toEqual({
+      x: Number.POSITIVE_INFINITY,
+      y: [Number.NEGATIVE_INFINITY, 1.5],
+    });
+    await createGroupV2(store, "b", { attributes: { z: Number.NaN } });
+    expect(text((await s.get("b/.zattrs"))!)).toBe('{\n    "z": NaN\n}');
+  });
+});
+
+describe("what zarr-python would read otherwise", () => {
+  it("refuses a filter whose dtype has another byte order than its input (numcodecs reinterprets the bytes)", async () => {
+    const store = new MemoryStore();
+    for (const [dtype, filter] of [
+      [">i4", { id: "delta", dtype: "<i4" }],
+      [">f8", { id: "fixedscaleoffset", dtype: "<f8", scale: 10, offset: 0 }],
+      [">f8", { id: "astype", encode_dtype: "<f4", decode_dtype: "<f8" }],
+      ["<i4", { id: "delta", dtype: "<i4", astype: ">i2" }, { id: "delta", dtype: "<i2" }],
+    ] as const) {
+      const filters = [filter, ...(dtype === "<i4" ? [{ id: "delta", dtype: "<i2" }] : [])];
+      await expect(
+        createArrayV2(store, "a", { shape: [4], chunks: [2], dtype, filters, overwrite: true }),
+      ).rejects.toThrow(/byte order|endian/);
+    }
+    // Same byte order, or one-byte types: fine.
+    await createArrayV2(store, "b", {
+      shape: [4],
+      chunks: [2],
+      dtype: ">i4",
+      filters: [{ id: "delta", dtype: ">i4" }],
+    });
+    await createArrayV2(store, "c", {
+      shape: [4],
+      chunks: [2],
+      dtype: "<i4",
+      filters: [{ id: "delta", dtype: "<i4", astype: ">i2" }],
+    });
+  });
+
+  it("refuses a datetime dtype without a unit", async () => {
+    await expect(
+      createArrayV2(new MemoryStore(), "d", {
+        shape: [3],
+        chunks: [2],
+        dtype: "<M8",
+        fillValue: 0,
+      }),
+    ).rejects.toThrow(/no time unit/);
+  });
+});
+
+describe("complex fill values zarr-python 2 computes as re + 1j * im", () => {
+  it("arrays whose fill it would read otherwise (infinite or zero imaginary part) store every chunk", async () => {
+    const store = new MemoryStore();
+    const cases: [string, JsonValue, boolean][] = [
+      ["inf", [1, "-Infinity"], true],
+      ["negzero", [2, -0], true],
+      ["nan-im", [1, "NaN"], true],
+      ["plain", [2, 1], false],
+      ["nan-re", ["NaN", 1], false],
+    ];
+    for (const [name, fill, keeps] of cases) {
+      const a = await createArrayV2(store, name, {
+        shape: [2],
+        chunks: [2],
+        dtype: "<c16",
+        fillValue: fill,
+      });
+      const [re, im] = (fill as JsonValue[]).map(Number);
+      await a.set(null, Float64Array.of(re, im, re, im));
+      expect([name, (await store.get(`${name}/0`)) !== undefined]).toEqual([name, keeps]);
+      const back = await (await openArray(store, name)).get();
+      expect(Object.is((back.data as Float64Array)[1], im)).toBe(true);
+    }
   });
 });

@@ -27,7 +27,13 @@ function scalarValue(array: ZarrArray, text: string): ArrayValue {
   }
   const dataType = array.dataType;
   try {
-    if (typeof json === "string" && dataType.kind !== "string") {
+    // Metadata forms with strings ("NaN", "0x7fc00001", ["Infinity", 1]) keep their exact bits.
+    if (
+      (typeof json === "string" && dataType.kind !== "string") ||
+      (Array.isArray(json) &&
+        dataType.kind === "complex" &&
+        json.some((v) => typeof v === "string"))
+    ) {
       return dataType.parseFillValue(json as JsonValue, "--value").value;
     }
     if (typeof json === "number" && (dataType.kind === "int" || dataType.kind === "uint")) {

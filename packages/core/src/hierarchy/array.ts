@@ -875,7 +875,10 @@ export class ZarrArray {
     const isRawScalar =
       dataType.kind === "raw" && value instanceof Uint8Array && value.length === dataType.width;
     const isBytesScalar = dataType.kind === "bytes" && value instanceof Uint8Array;
-    if (isDataArray(value) && !isRawScalar && !isBytesScalar) {
+    // Complex data is a typed array; a plain [re, im] pair is one value.
+    const isComplexScalar =
+      dataType.kind === "complex" && Array.isArray(value) && value.length === 2;
+    if (isDataArray(value) && !isRawScalar && !isBytesScalar && !isComplexScalar) {
       this.#checkDataKind(value, n);
       return { kind: "array", data: value, offset: 0, strides: cStrides(shape) };
     }

@@ -138,6 +138,13 @@ export function zarrayFor(path: string, options: CreateArrayV2Options): ZArray {
     );
   }
   const dtype = parseV2DType(options.dtype, `${doc}: dtype`).json;
+  // numpy stores no datetime without a unit: zarr-python cannot open "<M8" (it reads it).
+  if (typeof dtype === "string" && /^[<>|]?[mM]8$/.test(dtype)) {
+    throw new ValueError(
+      `${doc}: dtype ${JSON.stringify(dtype)} has no time unit, which zarr-python cannot read; give one, e.g. "${dtype}[s]"`,
+      { path },
+    );
+  }
   const json: JsonObject = {
     chunks: [...(options.chunks ?? shape.map((n) => Math.max(n, 1)))],
     compressor: options.compressor ? numcodecsConfig(exactLzmaFilterIds(options.compressor)) : null,

@@ -13,6 +13,7 @@ import {
   MetadataError,
   showJson,
   string as stringType,
+  UnsupportedError,
 } from "@zarr/core";
 import { jsonObject } from "../dtypes/object.js";
 import { parseV2DType, type V2DType } from "../dtypes/typestr.js";
@@ -124,6 +125,29 @@ function configOf(entry: JsonObject): JsonObject {
   return rest;
 }
 
+/**
+ * Refuses a filter whose input dtype (`dtype`, or `decode_dtype` for `astype`)
+ * has another byte order than its input: numcodecs reinterprets the chunk's
+ * bytes in the filter's dtype (`.view(dtype)`, a byte swap of every value),
+ * which these filters, working on values, do not reproduce. Refused rather
+ * than read or written with other values than zarr-python's.
+ */
+function checkInputEndian(
+  entry: JsonObject,
+  current: "little" | "big" | undefined,
+  where: string,
+): void {
+  const input = entry.dtype ?? entry.decode_dtype;
+  if (input === undefined || current === undefined) return;
+  const endian = parseV2DType(input, `${where} (${String(entry.id)}).dtype`).endian;
+  if (endian !== undefined && endian !== current) {
+    throw new UnsupportedError(
+      `${where}: filter "${String(entry.id)}" has dtype ${JSON.stringify(input)} (${endian}-endian) but its input is ${current}-endian: numcodecs would reinterpret the bytes (swap every value), which is not supported; use a dtype of the input's byte order`,
+      { path: where },
+    );
+  }
+}
+
 /** The byte order a filter's output has, from its `astype`/`encode_dtype`. */
 function outputEndian(
   entry: JsonObject,
@@ -186,6 +210,7 @@ export async function v3Form(z: ZArray, doc: string, kindOf: KindOf): Promise<V3
           { path: doc },
         );
       }
+      checkInputEndian(f, endian, `${doc}: filters[${i}]`);
       codecs.push({ name: id, configuration: configOf(f) });
       endian = outputEndian(f, endian, doc);
       continue;
