@@ -319,26 +319,20 @@ export class ZarrArray {
 
   /** Reads and decodes the chunk at `coords` (already validated). */
   async #readChunk(coords: readonly number[], options: GetOptions): Promise<NDArray | undefined> {
-    return this.#keyed(coords, () =>
-      this.#budgeted(options, async () => {
-        const bytes = await this.store.get(
-          this.chunkKey(coords),
-          undefined,
-          this.#bounded(options),
-        );
-        if (bytes === undefined) return undefined;
-        return this.#decode(bytes, options);
-      }),
-    );
+    return this.#keyed(coords, async () => {
+      const bytes = await this.store.get(this.chunkKey(coords), undefined, this.#bounded(options));
+      if (bytes === undefined) return undefined;
+      return this.#budgeted(options, () => this.#decode(bytes, options));
+    });
   }
 
   /**
-   * Runs the read and decode of one chunk of variable-size data within the
-   * in-flight budget of such decodes (`DecodeLimits.maxBytesInFlight`): it
-   * reserves the chunk's decode bound first and gives it back once the decoded
-   * values are in place, so chunks in flight and concurrent reads cannot each
-   * fill their bound at once. Fixed-size chunks decode to their exact size and
-   * run at once.
+   * Runs the decode of one chunk of variable-size data within the in-flight
+   * budget of such decodes (`DecodeLimits.maxBytesInFlight`): it reserves the
+   * chunk's decode bound first and gives it back once the decoded values are in
+   * place, so chunks in flight and concurrent reads cannot each fill their
+   * bound at once (their reads from the store still overlap). Fixed-size
+   * chunks decode to their exact size and run at once.
    */
   async #budgeted<T>(options: GetOptions, fn: () => Promise<T>): Promise<T> {
     const limits = resolveDecodeLimits(options.decodeLimits);
@@ -471,49 +465,51 @@ export class ZarrArray {
       projectChunks(sel, this.shape, this.chunkShape),
       options.concurrency ?? DEFAULT_CONCURRENCY,
       (p: ChunkProjection) =>
-        this.#keyed(p.chunkCoords, () =>
-          this.#budgeted(options, async () => {
-            const target: ChunkTarget = {
-              out,
-              chunkSel: p.chunkSel,
-              outAxes: p.outAxes,
-              outStrides,
-            };
-            if (!p.complete && codecs.supportsPartialDecode) {
-              // Read only the part of the chunk the selection needs (e.g. inner chunks of a shard).
-              const region = boundingRegion(p.chunkSel);
-              const chunk = await codecs.decodePartial(this.#byteGetter(p.chunkCoords), region, {
+        this.#keyed(p.chunkCoords, async () => {
+          const target: ChunkTarget = {
+            out,
+            chunkSel: p.chunkSel,
+            outAxes: p.outAxes,
+            outStrides,
+          };
+          if (!p.complete && codecs.supportsPartialDecode) {
+            // Read only the part of the chunk the selection needs (e.g. inner chunks of a shard).
+            const region = boundingRegion(p.chunkSel);
+            const chunk = await this.#budgeted(options, () =>
+              codecs.decodePartial(this.#byteGetter(p.chunkCoords), region, {
                 ...options,
                 workers: pool ?? false,
+              }),
+            );
+            if (chunk !== undefined) {
+              copyChunk(chunk, codecs, {
+                ...target,
+                chunkSel: shiftSelection(p.chunkSel, region),
               });
-              if (chunk !== undefined) {
-                copyChunk(chunk, codecs, {
-                  ...target,
-                  chunkSel: shiftSelection(p.chunkSel, region),
-                });
-              } else if (fillMissing) {
-                fillStrided(out, 0, p.outAxes, outStrides, fill, width);
-              }
-              return;
+            } else if (fillMissing) {
+              fillStrided(out, 0, p.outAxes, outStrides, fill, width);
             }
-            const key = this.chunkKey(p.chunkCoords);
-            // Uncompressed chunks: a small selection reads only the bytes it needs.
-            const span = rangeReads ? chunkByteSpan(codecs, p.chunkSel) : undefined;
-            if (span !== undefined) {
-              const found = await this.#readSpan(key, span, target, options);
-              if (found === "missing") {
-                if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
-                return;
-              }
-              if (found === "read") return;
-              // Changed while it was read: read it whole, below.
-            }
-            const bytes = await this.store.get(key, undefined, chunkRead);
-            if (bytes === undefined) {
+            return;
+          }
+          const key = this.chunkKey(p.chunkCoords);
+          // Uncompressed chunks: a small selection reads only the bytes it needs.
+          const span = rangeReads ? chunkByteSpan(codecs, p.chunkSel) : undefined;
+          if (span !== undefined) {
+            const found = await this.#readSpan(key, span, target, options);
+            if (found === "missing") {
               if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
               return;
             }
-            try {
+            if (found === "read") return;
+            // Changed while it was read: read it whole, below.
+          }
+          const bytes = await this.store.get(key, undefined, chunkRead);
+          if (bytes === undefined) {
+            if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
+            return;
+          }
+          try {
+            await this.#budgeted(options, async () => {
               // A small part of a chunk decodes here in a block or two (see chunkByteSpan).
               const small = chunkByteSpan(codecs, p.chunkSel) !== undefined;
               // A pool may decode the chunk into its place in the output...
@@ -525,12 +521,12 @@ export class ZarrArray {
               const offloaded = small ? undefined : this.#offload(bytes, options);
               if (offloaded !== undefined) copyChunk(await offloaded, codecs, target);
               else await decodeChunkTo(codecs, bytes, target, buffers, options);
-            } finally {
-              // Every use of the bytes above has settled: the store may reuse their memory.
-              this.store.release(bytes);
-            }
-          }),
-        ),
+            });
+          } finally {
+            // Every use of the bytes above has settled: the store may reuse their memory.
+            this.store.release(bytes);
+          }
+        }),
       options.signal,
     );
     return { data: out, shape: outShape, stride: outStrides, dataType };
