@@ -123,17 +123,16 @@ export function cast(data: DataArray, from: DataType, to: DataType, n: number): 
   return out;
 }
 
-const nanF64 = new Float64Array(1);
-const nanF64Words = new Uint32Array(nanF64.buffer);
-const LOW_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+/** A float64 and its two 32-bit words, for NaN bit arithmetic. */
+const scratch = new Float64Array(1);
+const scratchWords = new Uint32Array(scratch.buffer);
+const LITTLE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const HIGH_WORD = LITTLE ? 1 : 0;
+const LOW_WORD = 1 - HIGH_WORD;
 
-/** The bits of float element `i` of `data` (float16 and float32 as their float32 form). */
-function nanBits(data: DataArray, bytes: number, i: number): number {
-  const a = data as Float32Array | Float64Array;
-  if (bytes === 8) {
-    nanF64[0] = a[i];
-    return nanF64Words[1 - LOW_WORD];
-  }
+/** The bits of float32 (or float16, held as float32) element `i` of `data`. */
+function float32Bits(data: DataArray, i: number): number {
+  const a = data as Float32Array;
   return new Uint32Array(a.buffer, a.byteOffset + i * 4, 1)[0];
 }
 
@@ -161,29 +160,26 @@ export function castNaN(
     dst[j] = src[i];
     return;
   }
-  if (b === 8) {
-    if (a === 2) {
-      // npy_half_to_double: sign, all-ones exponent, the half's 10 payload bits on top.
-      const h = float32BitsToFloat16Bits(nanBits(data, 4, i));
-      nanF64Words[1 - LOW_WORD] = ((h & 0x8000) << 16) | 0x7ff00000 | ((h & 0x3ff) << 10);
-      nanF64Words[LOW_WORD] = 0;
-      dst[j] = nanF64[0];
-    } else dst[j] = src[i]; // the CPU's float32 -> float64: quieted, like JS
+  if (a === 2 && b === 8) {
+    // npy_half_to_double: sign, all-ones exponent, the half's 10 payload bits on top.
+    const h = float32BitsToFloat16Bits(float32Bits(data, i));
+    scratchWords[HIGH_WORD] = ((h & 0x8000) << 16) | 0x7ff00000 | ((h & 0x3ff) << 10);
+    scratchWords[LOW_WORD] = 0;
+    dst[j] = scratch[0];
     return;
   }
-  // To float32 or float16 (both held as float32 bits).
-  let bits: number;
-  if (a === 8) {
-    bits = b === 2 ? float16BitsToFloat32Bits(float64ToFloat16Bits(src[i])) : -1;
-    if (bits < 0) {
-      dst[j] = src[i]; // the CPU's float64 -> float32: quieted, like JS
-      return;
-    }
-  } else {
-    const own = nanBits(data, 4, i);
-    // float32 -> float16 rounds the payload as npy_floatbits_to_halfbits does.
-    bits = a === 4 && b === 2 ? float16BitsToFloat32Bits(float32BitsToFloat16Bits(own)) : own;
+  if (b === 8 || (a === 8 && b === 4)) {
+    dst[j] = src[i]; // the CPU's float32 <-> float64 conversion: quieted, like JS
+    return;
   }
+  // To float32 or float16 (both held as float32 bits); float16 payloads rounded
+  // as npy_floatbits_to_halfbits / npy_doublebits_to_halfbits do.
+  const bits =
+    a === 8
+      ? float16BitsToFloat32Bits(float64ToFloat16Bits(src[i]))
+      : b === 2 && a === 4
+        ? float16BitsToFloat32Bits(float32BitsToFloat16Bits(float32Bits(data, i)))
+        : float32Bits(data, i);
   new Uint32Array(dst.buffer, dst.byteOffset + j * 4, 1)[0] = bits;
 }
 
@@ -281,10 +277,6 @@ export function npCast(x: Num, from: NpType, to: NpType): Num {
   return to.bytes === 8 ? wrapped : Number(wrapped);
 }
 
-const nanScratch = new Float64Array(1);
-const nanScratchWords = new Uint32Array(nanScratch.buffer);
-const HIGH_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
-
 /**
  * The NaN that x86-64's SSE arithmetic (numpy's float loops) returns for `x op y`
  * when an operand is NaN: the first operand's when it is NaN, else the second's,
@@ -296,9 +288,9 @@ export function x86NaN(x: number, y: number): number | undefined {
   // biome-ignore lint/suspicious/noSelfCompare: the NaN test that keeps the operand
   const n = x !== x ? x : y !== y ? y : undefined;
   if (n === undefined) return undefined;
-  nanScratch[0] = n;
-  nanScratchWords[HIGH_WORD] |= 0x0008_0000; // the quiet bit
-  return nanScratch[0];
+  scratch[0] = n;
+  scratchWords[HIGH_WORD] |= 0x0008_0000; // the quiet bit
+  return scratch[0];
 }
 
 /** `x op y` on float values, with numpy's (x86's) NaN result. */

@@ -113,11 +113,6 @@ export function v2FillExtra(dataType: DataType, json: JsonValue, object: boolean
   return exact ? {} : { [V2_FILL_VALUE_FIELD]: { must_understand: false, value: json } };
 }
 
-/** A v2 JSON float ("NaN", "Infinity", "-Infinity" or a number) as a number. */
-function v2Float(v: JsonValue): number {
-  return Number(v);
-}
-
 /**
  * True when zarr-python 2 reads the complex fill value `json` (`[re, im]`) as
  * itself: it computes `re + 1j * im` in floating point, which makes the real
@@ -127,8 +122,9 @@ function v2Float(v: JsonValue): number {
  */
 function zarrPython2ReadsComplex(json: JsonValue): boolean {
   if (!Array.isArray(json) || json.length !== 2) return true;
-  const re = v2Float(json[0]);
-  const im = v2Float(json[1]);
+  // v2 JSON floats: numbers, or "NaN", "Infinity", "-Infinity".
+  const re = Number(json[0]);
+  const im = Number(json[1]);
   // numpy: (0 + 1j) * (im + 0j) = (0 * im - 1 * 0) + (0 * 0 + 1 * im)j, then re + that.
   const real = re + (0 * im - 1 * 0);
   const imag = 0 + (0 * 0 + 1 * im);
