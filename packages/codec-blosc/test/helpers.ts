@@ -14,7 +14,7 @@ export function contextFor(itemSize: number | null, format: 2 | 3 = 3): CodecCon
     spec: { shape: [1], dataType, fillValue: { value: 0, bits: new Uint8Array(0) } },
     path: "test/c/0",
     format,
-    resolve: async () => [],
+    pipeline: () => Promise.reject(new Error("no nested pipelines here")),
   };
 }
 

@@ -14,8 +14,8 @@
 
 export * from "./chunk-grid/regular.js";
 export * from "./chunk-key/encodings.js";
-export { bytesCodec } from "./codecs/bytes.js";
-export { crc32c, crc32cCodec } from "./codecs/crc32c.js";
+export { bytesCodec } from "./codecs/array-bytes/bytes.js";
+export { crc32c, crc32cCodec } from "./codecs/bytes-bytes/crc32c.js";
 export {
   type ChunkTarget,
   chunkByteSpan,
@@ -31,8 +31,8 @@ export {
   setDecodeLimits,
 } from "./codecs/limits.js";
 export { type CodecJson, CodecPipeline, codecFactory, parseCodecJson } from "./codecs/pipeline.js";
-export { ShardIndexCache } from "./codecs/shard-index-cache.js";
-export { transposeCodec } from "./codecs/transpose.js";
+export { ShardIndexCache } from "./sharding/index-cache.js";
+export { transposeCodec } from "./codecs/array-array/transpose.js";
 export type * from "./codecs/types.js";
 export * from "./dtypes/index.js";
 export type * from "./dtypes/types.js";

@@ -31,7 +31,7 @@ function context(): CodecContext {
     spec: { shape: [1], dataType, fillValue: 0 } as unknown as ChunkSpec,
     path: "c/0",
     format: 2,
-    resolve: async () => [],
+    pipeline: () => Promise.reject(new Error("no nested pipelines here")),
   };
 }
 

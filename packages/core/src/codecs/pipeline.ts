@@ -9,8 +9,7 @@
 import type { JsonObject, JsonValue } from "../dtypes/types.js";
 import { CodecError, MetadataError, throwIfAborted } from "../errors.js";
 import { codecRegistry } from "../registry/index.js";
-import { bytesCodec } from "./bytes.js";
-import { crc32cCodec } from "./crc32c.js";
+import { bytesCodec } from "./array-bytes/bytes.js";
 import {
   type DecodeLimits,
   defaultMaxEncodedSize,
@@ -18,8 +17,6 @@ import {
   resolveDecodeLimits,
   variableChunkBound,
 } from "./limits.js";
-import { shardingCodec } from "./sharding.js";
-import { transposeCodec } from "./transpose.js";
 import type {
   ArrayToArrayCodec,
   ArrayToBytesCodec,
@@ -33,27 +30,27 @@ import type {
   CodecOptions,
   NDArray,
 } from "./types.js";
-import { vlenBytesCodec, vlenUtf8Codec } from "./vlen.js";
 
 /**
- * Codecs that core provides without registration. A function rather than a
- * table so that the import cycle with sharding (which builds inner pipelines)
- * is only resolved at call time.
+ * Codecs that core provides without registration. `bytes` is used by almost
+ * every array and is bundled with the pipeline; the others are loaded the first
+ * time metadata names them, so an application that never meets a sharded,
+ * transposed, checksummed or variable-length array does not ship their code.
  */
-function builtinCodec(name: string): CodecFactory | undefined {
+function builtinCodec(name: string): CodecFactory | Promise<CodecFactory> | undefined {
   switch (name) {
     case "bytes":
       return bytesCodec;
     case "transpose":
-      return transposeCodec;
+      return import("./array-array/transpose.js").then((m) => m.transposeCodec);
     case "crc32c":
-      return crc32cCodec;
+      return import("./bytes-bytes/crc32c.js").then((m) => m.crc32cCodec);
     case "sharding_indexed":
-      return shardingCodec;
+      return import("../sharding/codec.js").then((m) => m.shardingCodec);
     case "vlen-utf8":
-      return vlenUtf8Codec;
+      return import("./array-bytes/vlen.js").then((m) => m.vlenUtf8Codec);
     case "vlen-bytes":
-      return vlenBytesCodec;
+      return import("./array-bytes/vlen.js").then((m) => m.vlenBytesCodec);
     default:
       return undefined;
   }
@@ -190,10 +187,8 @@ export class CodecPipeline {
         },
       );
     }
-    const resolve = async (inner: readonly JsonValue[], innerSpec: ChunkSpec): Promise<Codec[]> => {
-      const p = await CodecPipeline.create(inner, innerSpec, path, format);
-      return p.codecs;
-    };
+    const pipeline = (inner: readonly JsonValue[], innerSpec: ChunkSpec, innerPath: string) =>
+      CodecPipeline.create(inner, innerSpec, innerPath, format);
     const a2a: ArrayToArrayCodec[] = [];
     const b2b: BytesToBytesCodec[] = [];
     let a2b: ArrayToBytesCodec | undefined;
@@ -207,7 +202,7 @@ export class CodecPipeline {
         spec: current,
         path: `${path}: ${field} (${json.name})`,
         format,
-        resolve,
+        pipeline,
       };
       const codec = await factory.fromConfig(json.configuration, context);
       if (codec.kind === "array_to_array") {

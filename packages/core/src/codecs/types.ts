@@ -13,8 +13,9 @@
 import type { DataArray, DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
 import type { ByteRange, StoreOptions } from "../store/types.js";
 import type { ChunkCodecWorkers } from "../workers/types.js";
+import type { ShardIndexCache } from "../sharding/index-cache.js";
 import type { DecodeLimits } from "./limits.js";
-import type { ShardIndexCache } from "./shard-index-cache.js";
+import type { CodecPipeline } from "./pipeline.js";
 
 /** An n-dimensional array in memory: flat data, shape and strides (in elements). */
 export interface NDArray<D extends DataArray = DataArray> {
@@ -208,8 +209,16 @@ export interface CodecContext {
   readonly path: string;
   /** Which metadata the codec is read from: v3 `codecs`, or a v2 `compressor`/`filters` entry. */
   readonly format: 2 | 3;
-  /** Builds nested codec pipelines (used by `sharding_indexed`). */
-  readonly resolve: (codecs: readonly JsonValue[], spec: ChunkSpec) => Promise<Codec[]>;
+  /**
+   * Builds a nested codec pipeline for chunks of `spec` from metadata codec
+   * entries (used by `sharding_indexed` for its inner and index codecs);
+   * `path` names it in errors.
+   */
+  readonly pipeline: (
+    codecs: readonly JsonValue[],
+    spec: ChunkSpec,
+    path: string,
+  ) => Promise<CodecPipeline>;
 }
 
 /**

@@ -16,7 +16,7 @@ import {
 } from "../codecs/decode-to.js";
 import { type DecodeLimits, reserveDecodeBytes, resolveDecodeLimits } from "../codecs/limits.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
-import type { ShardIndexCache } from "../codecs/shard-index-cache.js";
+import type { ShardIndexCache } from "../sharding/index-cache.js";
 import type {
   ByteGetter,
   ChunkRegion,

@@ -30,7 +30,7 @@ export function codecTestContext(
     spec,
     path,
     format,
-    resolve: async (codecs, innerSpec) =>
-      (await CodecPipeline.create(codecs, innerSpec, path, format)).codecs,
+    pipeline: (codecs, innerSpec, innerPath) =>
+      CodecPipeline.create(codecs, innerSpec, innerPath, format),
   };
 }

@@ -5,11 +5,11 @@
  * @module
  */
 
-import { showJson } from "../dtypes/scalar-json.js";
-import type { JsonObject, JsonValue } from "../dtypes/types.js";
-import { MetadataError } from "../errors.js";
-import { type Axis, copyStrided, cStrides } from "../indexing/index.js";
-import type { ArrayToArrayCodec, ChunkSpec, CodecFactory, NDArray } from "./types.js";
+import { showJson } from "../../dtypes/scalar-json.js";
+import type { JsonObject, JsonValue } from "../../dtypes/types.js";
+import { MetadataError } from "../../errors.js";
+import { type Axis, copyStrided, cStrides } from "../../indexing/index.js";
+import type { ArrayToArrayCodec, ChunkSpec, CodecFactory, NDArray } from "../types.js";
 
 function parseOrder(value: unknown, ndim: number, path: string): number[] {
   // "C" and "F" were allowed by early v3 drafts and are still found in data.

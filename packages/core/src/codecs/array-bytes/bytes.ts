@@ -5,11 +5,11 @@
  * @module
  */
 
-import { showJson } from "../dtypes/scalar-json.js";
-import type { JsonObject } from "../dtypes/types.js";
-import { CodecError, MetadataError } from "../errors.js";
-import { cStrides } from "../indexing/index.js";
-import type { ArrayToBytesCodec, ChunkSpec, CodecFactory, NDArray } from "./types.js";
+import { showJson } from "../../dtypes/scalar-json.js";
+import type { JsonObject } from "../../dtypes/types.js";
+import { CodecError, MetadataError } from "../../errors.js";
+import { cStrides } from "../../indexing/index.js";
+import type { ArrayToBytesCodec, ChunkSpec, CodecFactory, NDArray } from "../types.js";
 
 function elementCount(shape: readonly number[]): number {
   let n = 1;

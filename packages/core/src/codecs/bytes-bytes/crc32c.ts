@@ -5,8 +5,8 @@
  * @module
  */
 
-import { CodecError } from "../errors.js";
-import type { BytesToBytesCodec, CodecFactory } from "./types.js";
+import { CodecError } from "../../errors.js";
+import type { BytesToBytesCodec, CodecFactory } from "../types.js";
 
 // Slice-by-8 tables for the reflected Castagnoli polynomial 0x82F63B78.
 const TABLES: Uint32Array[] = (() => {
