@@ -16,7 +16,12 @@ import { engine as nodeEngine } from "../src/engine/node.js";
 
 const spec = { shape: [10], dataType: {}, fillValue: 0 } as unknown as ChunkSpec;
 function ctx(format: 2 | 3, path = "arr/zarr.json"): CodecContext {
-  return { spec, path, format, pipeline: () => Promise.reject(new Error("no nested pipelines here")) };
+  return {
+    spec,
+    path,
+    format,
+    pipeline: () => Promise.reject(new Error("no nested pipelines here")),
+  };
 }
 
 const engines = [nodeEngine, browserEngine];

@@ -16,7 +16,12 @@ import { cat, rawFrame, rleFrame, skippableFrame, stripContentSize } from "./hel
 
 const spec = { shape: [10], dataType: {}, fillValue: 0 } as unknown as ChunkSpec;
 function ctx(format: 2 | 3, path = "arr/zarr.json"): CodecContext {
-  return { spec, path, format, pipeline: () => Promise.reject(new Error("no nested pipelines here")) };
+  return {
+    spec,
+    path,
+    format,
+    pipeline: () => Promise.reject(new Error("no nested pipelines here")),
+  };
 }
 const hex = (h: [number, number]) => h.map((x) => x.toString(16).padStart(8, "0")).join("");
 

@@ -14,6 +14,7 @@
 
 export * from "./chunk-grid/regular.js";
 export * from "./chunk-key/encodings.js";
+export { transposeCodec } from "./codecs/array-array/transpose.js";
 export { bytesCodec } from "./codecs/array-bytes/bytes.js";
 export { crc32c, crc32cCodec } from "./codecs/bytes-bytes/crc32c.js";
 export {
@@ -31,8 +32,6 @@ export {
   setDecodeLimits,
 } from "./codecs/limits.js";
 export { type CodecJson, CodecPipeline, codecFactory, parseCodecJson } from "./codecs/pipeline.js";
-export { ShardIndexCache } from "./sharding/index-cache.js";
-export { transposeCodec } from "./codecs/array-array/transpose.js";
 export type * from "./codecs/types.js";
 export * from "./dtypes/index.js";
 export type * from "./dtypes/types.js";
@@ -76,6 +75,7 @@ export * from "./indexing/index.js";
 export * from "./json.js";
 export * from "./metadata/index.js";
 export * from "./registry/index.js";
+export { ShardIndexCache } from "./sharding/index-cache.js";
 export * from "./store/index.js";
 export type * from "./store/types.js";
 export { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "./util/concurrency.js";

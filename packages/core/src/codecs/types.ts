@@ -11,9 +11,9 @@
  */
 
 import type { DataArray, DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
+import type { ShardIndexCache } from "../sharding/index-cache.js";
 import type { ByteRange, StoreOptions } from "../store/types.js";
 import type { ChunkCodecWorkers } from "../workers/types.js";
-import type { ShardIndexCache } from "../sharding/index-cache.js";
 import type { DecodeLimits } from "./limits.js";
 import type { CodecPipeline } from "./pipeline.js";
 

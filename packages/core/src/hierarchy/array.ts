@@ -16,7 +16,6 @@ import {
 } from "../codecs/decode-to.js";
 import { type DecodeLimits, reserveDecodeBytes, resolveDecodeLimits } from "../codecs/limits.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
-import type { ShardIndexCache } from "../sharding/index-cache.js";
 import type {
   ByteGetter,
   ChunkRegion,
@@ -50,6 +49,7 @@ import {
   encodeMetadata,
   serializeArrayMetadataV3,
 } from "../metadata/index.js";
+import type { ShardIndexCache } from "../sharding/index-cache.js";
 import type { Store } from "../store/types.js";
 import { guardAllocation } from "../util/allocation.js";
 import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/concurrency.js";

@@ -9,7 +9,13 @@
 import { CodecError } from "../../errors.js";
 import { cStrides } from "../../indexing/index.js";
 import { type DecodeLimits, resolveDecodeLimits, variableChunkBound } from "../limits.js";
-import type { ArrayToBytesCodec, ChunkSpec, CodecFactory, CodecOptions, NDArray } from "../types.js";
+import type {
+  ArrayToBytesCodec,
+  ChunkSpec,
+  CodecFactory,
+  CodecOptions,
+  NDArray,
+} from "../types.js";
 
 const encoder = new TextEncoder();
 // ignoreBOM: a leading U+FEFF is part of the element, not a byte order mark to strip.
