@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { ZarrArray } from "../array/array.js";
 import type { JsonObject } from "../dtypes/types.js";
 import { NodeNotFoundError, throwIfAborted } from "../errors.js";
 import {
@@ -14,7 +15,6 @@ import {
 } from "../metadata/index.js";
 import { validateKey } from "../store/keys.js";
 import type { Store } from "../store/types.js";
-import type { ZarrArray } from "./array.js";
 import type { CreateArrayOptions, CreateGroupOptions } from "./node.js";
 import { childKey } from "./paths.js";
 

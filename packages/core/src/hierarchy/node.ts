@@ -6,6 +6,8 @@
  * @module
  */
 
+import { ZarrArray } from "../array/array.js";
+import type { ArrayParts } from "../array/types.js";
 import { resolveChunkGrid } from "../chunk-grid/regular.js";
 import { resolveChunkKeyEncoding } from "../chunk-key/encodings.js";
 import { type DecodeLimits, metadataRead } from "../codecs/limits.js";
@@ -26,7 +28,6 @@ import {
 import { Registry } from "../registry/registry.js";
 import { resolveStore } from "../store/index.js";
 import type { AnyStore, Store } from "../store/types.js";
-import { type ArrayParts, ZarrArray } from "./array.js";
 import {
   arrayEntry,
   type ConsolidatedView,

@@ -1,0 +1,93 @@
+/**
+ * The options and parts of a Zarr array, shared by its read, write,
+ * coordinate-selection and resize paths.
+ *
+ * @module
+ */
+
+import type { ChunkGrid } from "../chunk-grid/regular.js";
+import type { ChunkKeyEncoding } from "../chunk-key/encodings.js";
+import type { DecodeLimits } from "../codecs/limits.js";
+import type { CodecPipeline } from "../codecs/pipeline.js";
+import type { CoalesceOptions, NDArray } from "../codecs/types.js";
+import type { DataArray, DataType, FillValue, Scalar } from "../dtypes/types.js";
+import type { ArrayMetadataV3 } from "../metadata/index.js";
+import type { ShardIndexCache } from "../sharding/index-cache.js";
+import type { Store } from "../store/types.js";
+import type { ChunkCodecWorkers } from "../workers/types.js";
+
+/** Options of reads (`getChunk`, `getCoordinates`), and the base of every array operation's options. */
+export interface GetOptions {
+  /** Cancels the read. */
+  signal?: AbortSignal;
+  /** Chunks fetched and decoded at once (default 16). */
+  concurrency?: number;
+  /** How partial reads of sharded chunks merge nearby byte ranges. */
+  coalesce?: CoalesceOptions;
+  /**
+   * Where chunk codecs run: a worker pool (e.g. from `@zarr/workers`), or
+   * `false` for the calling thread. Default: `ZarrArray.defaultWorkers`.
+   */
+  workers?: ChunkCodecWorkers | false;
+  /**
+   * Overrides of the process-wide decode limits (see `setDecodeLimits`): the
+   * bounds on variable-size elements and chunks that keep decoding of
+   * strings, bytes and objects proportional to what the metadata justifies.
+   */
+  decodeLimits?: Partial<DecodeLimits>;
+  /**
+   * Shard indexes kept across calls (sharded arrays): reads take indexes from
+   * it and add the ones they load; writes drop the entries of the shards
+   * they replace. See {@link ShardIndexCache} for when it is safe.
+   */
+  shardIndexCache?: ShardIndexCache;
+}
+
+/** Options of `ZarrArray.get`. */
+export interface ReadOptions extends GetOptions {
+  /**
+   * Read into this array instead of a new one (e.g. to reuse memory across
+   * reads): the selection's element count in the data type's array kind
+   * (`Float32Array` for float32, ...), C order. Every element is written. The
+   * result's `data` is this array.
+   */
+  out?: DataArray;
+}
+
+/** Options of `ZarrArray.set`. */
+export interface SetOptions extends GetOptions {
+  /**
+   * Store chunks whose every element equals the fill value (default `false`:
+   * such chunks are not written, and an existing one is erased).
+   */
+  writeEmptyChunks?: boolean;
+}
+
+/** A value accepted by `ZarrArray.set`: a scalar broadcast to the selection, a flat C-order array, or an NDArray. */
+export type ArrayValue =
+  | Scalar
+  | DataArray
+  | Pick<NDArray, "data" | "shape">
+  | Partial<Pick<NDArray, "stride">>;
+
+/** The parts of an array's definition that are derived from its metadata. */
+export interface ArrayParts {
+  readonly meta: ArrayMetadataV3;
+  readonly dataType: DataType;
+  readonly fillValue: FillValue;
+  readonly grid: ChunkGrid;
+  readonly keyEncoding: ChunkKeyEncoding;
+  readonly codecs: CodecPipeline;
+  /** Writes metadata for this array (v3 zarr.json, or another format's documents). */
+  readonly writeMetadata?: (store: Store, path: string, meta: ArrayMetadataV3) => Promise<void>;
+  /** Rebuilds the derived parts after a shape change. */
+  readonly rebuild: (meta: ArrayMetadataV3) => Promise<ArrayParts>;
+  /** The Zarr format of the stored metadata. */
+  readonly zarrFormat: 2 | 3;
+  /**
+   * Store chunks equal to the fill value too (the array has no fill value for
+   * some readers, see `V2_FILL_VALUE_FIELD`): a missing chunk would not read
+   * back as the values written.
+   */
+  readonly keepFillChunks?: boolean;
+}

@@ -1,0 +1,262 @@
+/**
+ * The write path of a Zarr array: whole chunks, selections (read-modify-write
+ * of partially covered chunks, fill-value chunks erased), and metadata.
+ * Loaded the first time an array is written.
+ *
+ * @module
+ */
+
+import type { NDArray } from "../codecs/types.js";
+import type { DataArray } from "../dtypes/types.js";
+import { throwIfAborted, ValueError } from "../errors.js";
+import { childKey } from "../hierarchy/paths.js";
+import {
+  type Axis,
+  type ChunkProjection,
+  copyStrided,
+  cStrides,
+  fillStrided,
+  normalizeSelection,
+  projectChunks,
+  resolveAxes,
+  type Selection,
+} from "../indexing/index.js";
+import {
+  type ArrayMetadataV3,
+  encodeMetadata,
+  serializeArrayMetadataV3,
+} from "../metadata/index.js";
+import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/concurrency.js";
+import { type ArrayContext, product } from "./context.js";
+import type { ArrayValue, SetOptions } from "./types.js";
+
+function isNDArrayLike(
+  v: unknown,
+): v is { data: DataArray; shape: readonly number[]; stride?: readonly number[] } {
+  return typeof v === "object" && v !== null && "data" in v && "shape" in v;
+}
+
+function isDataArray(v: unknown): v is DataArray {
+  return ArrayBuffer.isView(v) ? !(v instanceof DataView) : Array.isArray(v);
+}
+
+/** Encodes and stores one whole chunk (see `ZarrArray.setChunk`). */
+export async function writeChunkAt(
+  ctx: ArrayContext,
+  coords: readonly number[],
+  chunk: Pick<NDArray, "data">,
+  options: SetOptions = {},
+): Promise<void> {
+  ctx.checkCoords(coords);
+  const spec = ctx.chunkSpec;
+  const n = product(spec.shape);
+  if (chunk.data.length !== n * ctx.parts.dataType.width) {
+    throw new ValueError(
+      `${ctx.where}: chunk data has ${chunk.data.length} slots, expected ${n * ctx.parts.dataType.width}`,
+      { path: ctx.path },
+    );
+  }
+  await storeChunk(ctx, ctx.chunkKey(coords), chunk.data, options, false);
+}
+
+/**
+ * Encodes and stores one chunk (or erases it when it equals the fill value).
+ * `owned`: `data` was allocated for this call, so a worker pool may take its buffer.
+ */
+export async function storeChunk(
+  ctx: ArrayContext,
+  key: string,
+  data: DataArray,
+  options: SetOptions,
+  owned: boolean,
+): Promise<void> {
+  // A cached index of this shard is no longer to be trusted (dropped before and after,
+  // so that a read running meanwhile cannot leave the old one behind).
+  const cache = options.shardIndexCache;
+  cache?.delete(ctx.store.inner, key);
+  try {
+    await writeChunk(ctx, key, data, options, owned);
+  } finally {
+    cache?.delete(ctx.store.inner, key);
+  }
+}
+
+/** Encodes and stores one chunk, or erases it when it equals the fill value. */
+async function writeChunk(
+  ctx: ArrayContext,
+  key: string,
+  data: DataArray,
+  options: SetOptions,
+  owned: boolean,
+): Promise<void> {
+  const d = ctx.derived();
+  const { codecs, dataType, fillValue } = d.parts;
+  if (
+    !options.writeEmptyChunks &&
+    !d.parts.keepFillChunks &&
+    dataType.isFill(data, fillValue, 0, d.chunkLength)
+  ) {
+    await ctx.store.erase(key, options);
+    return;
+  }
+  const chunk: NDArray = { data, shape: d.chunkShape, stride: d.chunkStrides, dataType };
+  const offloaded = ctx.workers(options)?.encode(codecs, chunk, d.context, {
+    ...options,
+    transfer: owned,
+  });
+  const bytes = await (offloaded ?? codecs.encode(chunk, options));
+  await ctx.store.set(key, bytes, options);
+}
+
+/** Writes `value` into `selection` (see `ZarrArray.set`). */
+export async function writeSelection(
+  ctx: ArrayContext,
+  selection: Selection,
+  value: ArrayValue,
+  options: SetOptions,
+): Promise<void> {
+  const sel = normalizeSelection(selection, ctx.shape, ctx.path);
+  const dataType = ctx.parts.dataType;
+  const width = dataType.width;
+  const source = valueSource(ctx, value, sel.shape);
+  const { chunkLength: chunkLen, chunkStrides, chunkShape, zeroFill } = ctx.derived();
+  // Chunk buffers written out by a store that keeps no reference to them serve
+  // the next chunks (no fresh memory, and its page faults, per chunk).
+  const spare: DataArray[] | undefined =
+    ctx.store.copiesOnSet && ArrayBuffer.isView(dataType.allocate(0)) ? [] : undefined;
+  await forEachConcurrent(
+    projectChunks(sel, ctx.shape, ctx.chunkShape),
+    options.concurrency ?? DEFAULT_CONCURRENCY,
+    async (p: ChunkProjection) => {
+      const key = ctx.chunkKey(p.chunkCoords);
+      await withKeyLock(ctx.store, key, () =>
+        ctx.keyed(key, async () => {
+          throwIfAborted(options.signal, key);
+          let data: DataArray;
+          const existing = p.complete ? undefined : await ctx.readChunk(p.chunkCoords, options);
+          const reused = existing ? undefined : spare?.pop();
+          if (existing) {
+            data = existing.data;
+          } else if (reused !== undefined) {
+            data = reused;
+            // Old contents: refill what the selection does not overwrite.
+            if (!coversChunk(p.chunkSel, chunkShape)) {
+              dataType.fill(data, ctx.parts.fillValue, 0, chunkLen);
+            }
+          } else {
+            data = dataType.allocate(chunkLen);
+            // A fresh typed array already holds an all-zero-bits fill value.
+            if (!zeroFill) dataType.fill(data, ctx.parts.fillValue, 0, chunkLen);
+          }
+          const dst = resolveAxes(p.chunkSel, chunkStrides);
+          if (source.kind === "scalar") {
+            fillStrided(data, dst.offset, dst.axes, dst.strides, source.slots, width);
+          } else {
+            copyStrided(
+              source.data,
+              source.offset,
+              p.outAxes,
+              source.strides,
+              data,
+              dst.offset,
+              dst.axes,
+              dst.strides,
+              width,
+            );
+          }
+          await storeChunk(ctx, key, data, options, existing === undefined);
+          // Reusable unless a worker pool took (detached) it.
+          if (spare !== undefined && !existing && (data as ArrayBufferView).byteLength > 0) {
+            spare.push(data);
+          }
+        }),
+      );
+    },
+    options.signal,
+  );
+}
+
+/** The value to write: one scalar broadcast, or an array laid out like the selection. */
+export function valueSource(
+  ctx: ArrayContext,
+  value: ArrayValue,
+  shape: readonly number[],
+):
+  | { kind: "scalar"; slots: DataArray }
+  | { kind: "array"; data: DataArray; offset: number; strides: readonly number[] } {
+  const dataType = ctx.parts.dataType;
+  const n = product(shape);
+  if (isNDArrayLike(value)) {
+    const vshape = value.shape;
+    if (vshape.length !== shape.length || vshape.some((s, i) => s !== shape[i])) {
+      throw new ValueError(
+        `${ctx.where}: value of shape [${vshape.join(", ")}] does not match the selection shape [${shape.join(", ")}]`,
+        { path: ctx.path },
+      );
+    }
+    checkDataKind(ctx, value.data, n);
+    return {
+      kind: "array",
+      data: value.data,
+      offset: 0,
+      strides: value.stride ?? cStrides(shape),
+    };
+  }
+  const isRawScalar =
+    dataType.kind === "raw" && value instanceof Uint8Array && value.length === dataType.width;
+  const isBytesScalar = dataType.kind === "bytes" && value instanceof Uint8Array;
+  // Complex data is a typed array; a plain [re, im] pair is one value.
+  const isComplexScalar = dataType.kind === "complex" && Array.isArray(value) && value.length === 2;
+  if (isDataArray(value) && !isRawScalar && !isBytesScalar && !isComplexScalar) {
+    checkDataKind(ctx, value, n);
+    return { kind: "array", data: value, offset: 0, strides: cStrides(shape) };
+  }
+  const fill = dataType.fromScalar(value, ctx.path);
+  const slots = dataType.allocate(1);
+  dataType.fill(slots, fill, 0, 1);
+  return { kind: "scalar", slots };
+}
+
+function checkDataKind(ctx: ArrayContext, data: DataArray, n: number): void {
+  const expected = ctx.parts.dataType.allocate(0);
+  if (data.constructor !== expected.constructor) {
+    throw new ValueError(
+      `${ctx.where}: value is a ${data.constructor.name}, expected a ${expected.constructor.name} for ${ctx.parts.dataType.name}`,
+      { path: ctx.path },
+    );
+  }
+  if (data.length < n * ctx.parts.dataType.width) {
+    throw new ValueError(
+      `${ctx.where}: value has ${data.length} slots, the selection needs ${n * ctx.parts.dataType.width}`,
+      { path: ctx.path },
+    );
+  }
+}
+
+/** Writes `meta` as the array's metadata and rebuilds the parts from it. */
+export async function writeArrayMetadata(ctx: ArrayContext, meta: ArrayMetadataV3): Promise<void> {
+  if (ctx.parts.writeMetadata) {
+    await ctx.parts.writeMetadata(ctx.store, ctx.path, meta);
+  } else {
+    await ctx.store.set(
+      childKey(ctx.path, "zarr.json"),
+      encodeMetadata(serializeArrayMetadataV3(meta)),
+    );
+  }
+  ctx.parts = await ctx.parts.rebuild(meta);
+}
+
+/** The selection writes every element of a chunk of `shape` (padding included). */
+function coversChunk(sel: readonly (number | Axis)[], shape: readonly number[]): boolean {
+  for (let d = 0; d < shape.length; d++) {
+    const s = sel[d];
+    if (typeof s === "number") {
+      if (shape[d] !== 1) return false;
+    } else if ("indices" in s) {
+      return false; // index arrays may repeat positions and miss others
+    } else if (s.count !== shape[d]) {
+      return false; // a slice of count == extent covers it whatever its direction
+    }
+  }
+  return true;
+}
