@@ -1,10 +1,12 @@
 /**
- * Code blocks of the markdown guides in docs/: extraction and type-checking.
+ * Code blocks of the markdown guides in docs/ and of the READMEs: extraction
+ * and type-checking.
  *
- * A block opened with ```ts is type-checked and executed; ```ts check is only
- * type-checked (it needs a network, credentials or a server); ```ts fragment
- * and blocks in other libraries' syntax (```ts zarrita, ```ts zarr.js) are
- * skipped. Other languages (sh, python, json) are not code of this project.
+ * A block opened with ```ts (or ```js) is type-checked and executed; ```ts
+ * check is only type-checked (it needs a network, credentials or a server);
+ * ```ts fragment and blocks in other libraries' syntax (```ts zarrita, ```ts
+ * zarr.js) are skipped. Other languages (sh, python, json) are not code of
+ * this project.
  *
  * @module
  */
@@ -17,7 +19,7 @@ export type BlockMode = "run" | "check" | "skip";
 
 /** One fenced ```ts block of a guide. */
 export interface DocBlock {
-  /** The markdown file, relative to the docs folder. */
+  /** The markdown file, relative to the repository root. */
   doc: string;
   /** 1-based line of the block's first code line in the markdown file. */
   line: number;
@@ -33,38 +35,51 @@ const TAGS: Record<string, BlockMode> = {
   "zarr.js": "skip",
 };
 
-/** Every ```ts/```typescript block of the `.md` files directly in `docsDir`. */
+/**
+ * Every ```ts/```typescript block of the `.md` files directly in `docsDir`,
+ * named `docs/FILE.md`.
+ */
 export function extractBlocks(docsDir: string): DocBlock[] {
-  const blocks: DocBlock[] = [];
-  for (const doc of readdirSync(docsDir)
+  return readdirSync(docsDir)
     .filter((f) => f.endsWith(".md"))
-    .sort()) {
-    const lines = readFileSync(join(docsDir, doc), "utf8").split("\n");
-    for (let i = 0; i < lines.length; i++) {
-      const open = /^(\s*)(`{3,})\s*(\S*)\s*(.*?)\s*$/.exec(lines[i]);
-      if (!open) continue;
-      const [, , fence, lang, rest] = open;
-      let end = i + 1;
-      while (end < lines.length && !lines[end].trimStart().startsWith(fence)) end++;
-      if (end === lines.length) throw new Error(`${doc}:${i + 1}: unclosed code fence`);
-      if (lang === "ts" || lang === "typescript") {
-        const mode = TAGS[rest];
-        if (mode === undefined) {
-          throw new Error(
-            `${doc}:${i + 1}: unknown block tag "${rest}" (use one of: ${Object.keys(TAGS).filter(Boolean).join(", ")})`,
-          );
-        }
-        blocks.push({ doc, line: i + 2, mode, code: lines.slice(i + 1, end).join("\n") });
+    .sort()
+    .flatMap((doc) => extractFileBlocks(join(docsDir, doc), `docs/${doc}`));
+}
+
+const LANGUAGES = new Set(["ts", "typescript", "js", "javascript"]);
+
+/**
+ * Every ```ts/```typescript (or ```js/```javascript) block of one markdown
+ * file, named `doc` in messages.
+ */
+export function extractFileBlocks(path: string, doc: string): DocBlock[] {
+  const blocks: DocBlock[] = [];
+  const lines = readFileSync(path, "utf8").split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,})\s*(\S*)\s*(.*?)\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const [, , fence, lang, rest] = open;
+    let end = i + 1;
+    while (end < lines.length && !lines[end].trimStart().startsWith(fence)) end++;
+    if (end === lines.length) throw new Error(`${doc}:${i + 1}: unclosed code fence`);
+    if (LANGUAGES.has(lang)) {
+      const mode = TAGS[rest];
+      if (mode === undefined) {
+        throw new Error(
+          `${doc}:${i + 1}: unknown block tag "${rest}" (use one of: ${Object.keys(TAGS).filter(Boolean).join(", ")})`,
+        );
       }
-      i = end;
+      blocks.push({ doc, line: i + 2, mode, code: lines.slice(i + 1, end).join("\n") });
     }
+    i = end;
   }
   return blocks;
 }
 
 /** The virtual file name of a block, beside `projectDir` so that its node_modules resolve. */
 export function blockFileName(projectDir: string, block: DocBlock): string {
-  return join(projectDir, "docs-check", `${block.doc.replace(/\.md$/, "")}-L${block.line}.ts`);
+  const name = block.doc.replace(/\.md$/, "").replace(/[^\w.-]+/g, "_");
+  return join(projectDir, "docs-check", `${name}-L${block.line}.ts`);
 }
 
 /** Source of a block as a module (so top-level await works and names do not clash). */

@@ -2,7 +2,7 @@
  * The repository's own packaging conventions (DESIGN.md "Conventions"), checked
  * on a packed package: ESM, exports maps whose entries carry types and a
  * default, `sideEffects` limited to register entry points, engines, license,
- * repository, no workspace: ranges left, a README with a short example, and no
+ * repository (with its directory), homepage and bugs, no workspace: ranges left, a README with a short example, and no
  * tests or build caches in the tarball.
  *
  * @module
@@ -52,6 +52,57 @@ function checkExportsEntry(subpath: string, value: unknown, out: RuleViolation[]
 export interface ManifestExpectations {
   /** The monorepo's repository URL (root package.json); each package must name it. */
   repositoryUrl?: string;
+  /** The package's folder relative to the repository root (e.g. `packages/core`). */
+  directory?: string;
+}
+
+function isHttpsUrl(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  try {
+    return new URL(value).protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `repository` (`type: "git"`, the monorepo's url and the package's
+ * `directory`), `homepage` and `bugs` (https URLs), so that npm links each
+ * package to its source, its README and the issue tracker. Without
+ * `expect.directory` (the root manifest) no directory is asked for.
+ */
+export function checkProjectLinks(
+  manifest: Json,
+  expect: ManifestExpectations = {},
+): RuleViolation[] {
+  const out: RuleViolation[] = [];
+  const repository = manifest.repository as Json | undefined;
+  if (typeof repository !== "object" || repository === null) {
+    out.push({ field: "repository", reason: "missing (an object with type, url and directory)" });
+  } else {
+    if (repository.type !== "git") out.push({ field: "repository.type", reason: 'must be "git"' });
+    if (typeof repository.url !== "string" || !/^git\+https:\/\/.+\.git$/.test(repository.url)) {
+      out.push({ field: "repository.url", reason: "must be git+https://….git" });
+    } else if (expect.repositoryUrl !== undefined && repository.url !== expect.repositoryUrl) {
+      out.push({ field: "repository.url", reason: `must be ${expect.repositoryUrl}` });
+    }
+    if (expect.directory !== undefined && repository.directory !== expect.directory) {
+      out.push({ field: "repository.directory", reason: `must be "${expect.directory}"` });
+    }
+  }
+  if (!isHttpsUrl(manifest.homepage)) {
+    out.push({ field: "homepage", reason: "missing or not an https URL" });
+  } else if (
+    expect.directory !== undefined &&
+    !(manifest.homepage as string).endsWith(`/${expect.directory}#readme`)
+  ) {
+    out.push({ field: "homepage", reason: `must point at ${expect.directory}'s README` });
+  }
+  const bugs = manifest.bugs as Json | undefined;
+  if (!isHttpsUrl(bugs?.url)) {
+    out.push({ field: "bugs.url", reason: "missing or not an https URL" });
+  }
+  return out;
 }
 
 /** Checks `manifest` (the packed package.json) and the packed file list. */
@@ -67,12 +118,7 @@ export function checkManifest(
   if (typeof manifest.license !== "string") out.push({ field: "license", reason: "missing" });
   if (typeof manifest.description !== "string")
     out.push({ field: "description", reason: "missing" });
-  if (expect.repositoryUrl !== undefined) {
-    const repository = manifest.repository as Json | undefined;
-    if (repository?.url !== expect.repositoryUrl || typeof repository.directory !== "string") {
-      out.push({ field: "repository", reason: `needs url ${expect.repositoryUrl} and directory` });
-    }
-  }
+  out.push(...checkProjectLinks(manifest, expect));
   const publishConfig = manifest.publishConfig as Json | undefined;
   if (publishConfig?.access !== "public") {
     out.push({ field: "publishConfig.access", reason: 'must be "public" (scoped packages)' });
@@ -108,7 +154,7 @@ export function checkManifest(
   } else {
     const blocks = new TextDecoder()
       .decode(readme)
-      .match(/```(ts|js|typescript|sh|bash)\n[\s\S]*?```/g);
+      .match(/```(ts|js|typescript|sh|bash)( [\w.-]+)?\n[\s\S]*?```/g); // ```ts check too
     if (!blocks) out.push({ field: "README.md", reason: "has no ```ts/js/sh example block" });
   }
   for (const path of files.keys()) {

@@ -4,9 +4,9 @@
  * publint, by arethetypeswrong (ESM-only profile: node16 ESM and bundler
  * resolution) and by the repository's own conventions. Needs a build first.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   type CheckResult,
@@ -18,13 +18,13 @@ import { problemAffectsResolutionKind } from "@arethetypeswrong/core/problems";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkManifest } from "../src/manifest-rules.js";
+import { checkManifest, checkProjectLinks } from "../src/manifest-rules.js";
 import { pack, publishablePackages, type WorkspacePackage } from "../src/packs.js";
 import { readTarball } from "../src/tarball.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 const rootManifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-/** Set once the monorepo has a public repository URL; then every package must name it. */
+/** The monorepo's repository URL: every package names it, with its own directory. */
 const repositoryUrl: string | undefined = rootManifest.repository?.url;
 const packages = publishablePackages(root);
 const tarballs = new Map<string, Promise<Uint8Array>>();
@@ -92,8 +92,40 @@ describe("published packages", () => {
       it("follows the repository's packaging conventions", async () => {
         const files = readTarball(await tarball(pkg.name));
         const manifest = JSON.parse(new TextDecoder().decode(files.get("package.json")!));
-        expect(checkManifest(manifest, files, { repositoryUrl })).toEqual([]);
+        const directory = relative(root, pkg.dir).split("\\").join("/");
+        expect(checkManifest(manifest, files, { repositoryUrl, directory })).toEqual([]);
       });
+    });
+  }
+});
+
+// Without packing: the root manifest and every workspace package (published or
+// private: packages/*, tools/*, examples/*, bench) link to the repository,
+// their folder in it, their README and the issue tracker.
+describe("workspace manifests", () => {
+  it("the root package.json names the repository, homepage and bugs", () => {
+    expect(repositoryUrl, "root package.json repository.url").toBeTypeOf("string");
+    expect(checkProjectLinks(rootManifest)).toEqual([]);
+  });
+
+  const manifests = [
+    ...["packages", "tools", "examples"].flatMap((group) =>
+      readdirSync(join(root, group), { withFileTypes: true })
+        .filter((e) => e.isDirectory() && existsSync(join(root, group, e.name, "package.json")))
+        .map((e) => `${group}/${e.name}`),
+    ),
+    "bench",
+  ];
+
+  it("finds the workspace packages", () => {
+    expect(manifests).toContain("packages/core");
+    expect(manifests.length).toBeGreaterThanOrEqual(packages.length);
+  });
+
+  for (const directory of manifests) {
+    it(`${directory}/package.json has repository (with directory), homepage and bugs`, () => {
+      const manifest = JSON.parse(readFileSync(join(root, directory, "package.json"), "utf8"));
+      expect(checkProjectLinks(manifest, { repositoryUrl, directory })).toEqual([]);
     });
   }
 });
