@@ -13,11 +13,8 @@
 
 import type { JsonObject, JsonValue } from "./dtypes/types.js";
 import { MetadataError } from "./errors.js";
+import { jsonText, MAX_JSON_DEPTH as MAX_DEPTH, parseNative } from "./json-fast.js";
 
-/** Nesting deeper than this is rejected (instead of overflowing the call stack). */
-const MAX_DEPTH = 1000;
-
-const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
 
 /**
@@ -31,58 +28,8 @@ const utf8Encoder = new TextEncoder();
  *   valid UTF-8 or not valid JSON.
  */
 export function parseJson(input: string | Uint8Array, path: string): JsonValue {
-  let text: string;
-  if (typeof input === "string") {
-    text = input;
-  } else {
-    try {
-      text = utf8Decoder.decode(input);
-    } catch (cause) {
-      throw new MetadataError(`${path}: metadata is not valid UTF-8`, { path, cause });
-    }
-  }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  // Fast path: without a run of 16+ digits no integer can exceed 2^53, so the
-  // native parser is exact. Errors are re-derived by our parser for a good message.
-  // Nothing may nest deeper than MAX_DEPTH either (code walking the result recurses).
-  if (!LONG_DIGIT_RUN.test(text) && !mayNestTooDeep(text)) {
-    try {
-      return JSON.parse(text) as JsonValue;
-    } catch {
-      // fall through: the scanner reports where and why
-    }
-  }
-  return new Parser(text, path).parseDocument();
-}
-
-const LONG_DIGIT_RUN = /[0-9]{16}/;
-
-/**
- * False when `text` certainly nests at most {@link MAX_DEPTH} levels: it has at
- * most that many `[`/`{` at all (the common case, one cheap pass), or its bracket
- * depth outside strings stays within the limit.
- */
-function mayNestTooDeep(text: string): boolean {
-  let openers = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5b || c === 0x7b) openers++;
-  }
-  if (openers <= MAX_DEPTH) return false;
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c)
-        i++; // skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_DEPTH) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
+  const text = jsonText(input, path);
+  return parseNative(text) ?? new Parser(text, path).parseDocument();
 }
 
 class Parser {

@@ -15,7 +15,7 @@ import {
 } from "../metadata/index.js";
 import { validateKey } from "../store/keys.js";
 import type { Store } from "../store/types.js";
-import type { CreateArrayOptions, CreateGroupOptions } from "./node.js";
+import type { CreateArrayOptions, CreateGroupOptions } from "./create.js";
 import { childKey } from "./paths.js";
 
 /** Hooks that let the hierarchy module open children without an import cycle. */

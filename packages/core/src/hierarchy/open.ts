@@ -1,0 +1,227 @@
+/**
+ * Opening nodes. `open` detects v3 nodes (`zarr.json`) itself and asks
+ * registered node formats (v2 and v1, from @zarr/v2-compat) for the rest, so
+ * core alone stays small. Groups (and their consolidated metadata) load the
+ * first time a group is opened: an application that opens arrays by path does
+ * not ship them.
+ *
+ * @module
+ */
+
+import { ZarrArray } from "../array/array.js";
+import type { ArrayParts } from "../array/types.js";
+import { resolveChunkGrid } from "../chunk-grid/regular.js";
+import { resolveChunkKeyEncoding } from "../chunk-key/encodings.js";
+import { type DecodeLimits, metadataRead } from "../codecs/limits.js";
+import { CodecPipeline } from "../codecs/pipeline.js";
+import type { DataType, FillValue, JsonValue } from "../dtypes/types.js";
+import { ContainsNodeError, NodeNotFoundError, throwIfAborted } from "../errors.js";
+import { type ArrayMetadataV3, normalizePath } from "../metadata/index.js";
+import { readNodeMetadataV3 } from "../metadata/read-node.js";
+import { Registry } from "../registry/registry.js";
+import { resolveStore } from "../store/index.js";
+import type { AnyStore, Store } from "../store/types.js";
+import type { Group } from "./group.js";
+import { childKey, nodePrefix } from "./paths.js";
+
+/** Options of the open functions. */
+export interface OpenOptions {
+  signal?: AbortSignal;
+  /**
+   * Use a group's consolidated metadata when present (default `true`): the
+   * hierarchy below it then opens without further reads or listing. Pass
+   * `false` to read every node's own document (e.g. when the consolidated copy
+   * may be stale).
+   */
+  consolidated?: boolean;
+  /** Overrides of the process-wide decode limits for reading metadata documents (see `setDecodeLimits`). */
+  decodeLimits?: Partial<DecodeLimits>;
+}
+
+/**
+ * A storage format other than v3 (v2, v1), registered by @zarr/v2-compat.
+ * `open` tries each registered format when no `zarr.json` exists at a path.
+ */
+export interface NodeFormat {
+  /** Keys whose presence under a node marks this format (for the "not registered" hint). */
+  readonly markers: readonly string[];
+  /** Opens the node at `path`, or returns `undefined` when there is no node of this format. */
+  open(store: Store, path: string, options?: OpenOptions): Promise<ZarrArray | Group | undefined>;
+}
+
+/** Node formats besides v3, by name (`"v2"`, `"v1"`). */
+export const nodeFormatRegistry: Registry<NodeFormat> = new Registry<NodeFormat>("format", {
+  v2: "@zarr/v2-compat",
+  v1: "@zarr/v2-compat",
+});
+
+const KNOWN_FORMAT_MARKERS: Record<string, readonly string[]> = {
+  v2: [".zarray", ".zgroup", ".zattrs", ".zmetadata"],
+  v1: ["meta"],
+};
+
+/**
+ * Builds the derived parts of a v3 array (grid, key encoding, codec pipeline).
+ * Exported for other formats that present their arrays in v3 form.
+ */
+export async function buildArrayParts(
+  meta: ArrayMetadataV3,
+  dataType: DataType,
+  fillValue: FillValue,
+  path: string,
+  extra: Partial<Pick<ArrayParts, "writeMetadata" | "zarrFormat">> & { codecFormat?: 2 | 3 } = {},
+): Promise<ArrayParts> {
+  const grid = resolveChunkGrid(meta.chunk_grid, meta.shape, path);
+  const keyEncoding = resolveChunkKeyEncoding(meta.chunk_key_encoding, path);
+  const codecs = await CodecPipeline.create(
+    meta.codecs as JsonValue[],
+    { shape: grid.chunkShape, dataType, fillValue },
+    path,
+    extra.codecFormat ?? 3,
+  );
+  return {
+    meta,
+    dataType,
+    fillValue,
+    grid,
+    keyEncoding,
+    codecs,
+    writeMetadata: extra.writeMetadata,
+    zarrFormat: extra.zarrFormat ?? 3,
+    keepFillChunks: keepsEveryChunk(meta),
+    rebuild: (m) => buildArrayParts(m, dataType, fillValue, path, extra),
+  };
+}
+
+/**
+ * The extension member (`{"must_understand": false, "value": <v2 fill_value>}`)
+ * that records a v2 array's `fill_value` where the v3 `fill_value` cannot say
+ * what zarr-python 2 makes of a missing chunk: `null` (no fill value:
+ * uninitialized memory, or `None` for objects), or a non-string fill of an
+ * object array (read as that Python object). `@zarr/v2-compat` sets it on the
+ * v3 form of such arrays and on v3 arrays converted from them (whose v3
+ * `fill_value` is then the data type's default), and restores the v2 value
+ * when converting back. Arrays that carry it store every chunk, even one
+ * equal to the fill value, since a missing chunk would not read back as the
+ * values written.
+ */
+export const V2_FILL_VALUE_FIELD = "v2_fill_value";
+
+/** True when `meta` carries {@link V2_FILL_VALUE_FIELD} (then every chunk is stored). */
+export function keepsEveryChunk(meta: ArrayMetadataV3): boolean {
+  const member = meta.extra[V2_FILL_VALUE_FIELD];
+  return (
+    typeof member === "object" && member !== null && !Array.isArray(member) && "value" in member
+  );
+}
+
+/** The key of the `zarr.json` document of the node at `path`. */
+export function docPath(path: string): string {
+  return childKey(path, "zarr.json");
+}
+
+async function openV3(
+  store: Store,
+  path: string,
+  bytes: Uint8Array,
+  options: OpenOptions,
+): Promise<ZarrArray | Group> {
+  const doc = docPath(path);
+  const node = await readNodeMetadataV3(bytes, doc);
+  if (node.kind === "group") {
+    const { openGroupNode } = await import("./group-contexts.js");
+    return openGroupNode(store, path, node.meta, false, options);
+  }
+  const parts = await buildArrayParts(node.meta, node.dataType, node.fillValue, doc);
+  return new ZarrArray(store, path, parts);
+}
+
+export async function openNode(
+  store: Store,
+  path: string,
+  options: OpenOptions = {},
+): Promise<ZarrArray | Group> {
+  throwIfAborted(options.signal, path);
+  const bytes = await store.get(docPath(path), undefined, metadataRead(options));
+  if (bytes !== undefined) return openV3(store, path, bytes, options);
+  for (const name of nodeFormatRegistry.names()) {
+    const format = await nodeFormatRegistry.get(name);
+    const node = await format.open(store, path, options);
+    if (node) return node;
+  }
+  // Data in another format whose package is not registered: say which to install.
+  for (const [name, markers] of Object.entries(KNOWN_FORMAT_MARKERS)) {
+    if (nodeFormatRegistry.has(name)) continue;
+    for (const marker of markers) {
+      if (await store.has(childKey(path, marker), options)) {
+        throw nodeFormatRegistry.notRegistered(name, path || "/");
+      }
+    }
+  }
+  // Implicit group: no document, but something below it.
+  if (store.listable) {
+    const listing = await store.listDir(nodePrefix(path), options);
+    if (listing.keys.length > 0 || listing.prefixes.length > 0) {
+      const { openGroupNode } = await import("./group-contexts.js");
+      return openGroupNode(store, path, undefined, true, options);
+    }
+  }
+  throw new NodeNotFoundError(`no array or group at "${path || "/"}"`, { path });
+}
+
+/**
+ * Opens the array or group at `path` (default: the root) in any registered format.
+ * Throws `NodeNotFoundError` when nothing is there.
+ */
+export async function open(
+  store: AnyStore | Store,
+  path = "",
+  options: OpenOptions = {},
+): Promise<ZarrArray | Group> {
+  return openNode(resolveStore(store), normalizePath(path), options);
+}
+
+/** Opens the array at `path`; throws `ContainsNodeError` when it is a group. */
+export async function openArray(
+  store: AnyStore | Store,
+  path = "",
+  options: OpenOptions = {},
+): Promise<ZarrArray> {
+  const node = await open(store, path, options);
+  if (node.kind !== "array") {
+    throw new ContainsNodeError(`"${node.path || "/"}" is a group, not an array`, {
+      path: node.path,
+    });
+  }
+  return node;
+}
+
+/** Opens the group at `path`; throws `ContainsNodeError` when it is an array. */
+export async function openGroup(
+  store: AnyStore | Store,
+  path = "",
+  options: OpenOptions = {},
+): Promise<Group> {
+  const node = await open(store, path, options);
+  if (node.kind !== "group") {
+    throw new ContainsNodeError(`"${node.path || "/"}" is an array, not a group`, {
+      path: node.path,
+    });
+  }
+  return node;
+}
+
+/** True when an array or group (explicit or implicit) exists at `path`. */
+export async function exists(
+  store: AnyStore | Store,
+  path = "",
+  options: OpenOptions = {},
+): Promise<boolean> {
+  try {
+    await open(store, path, options);
+    return true;
+  } catch (e) {
+    if (e instanceof NodeNotFoundError) return false;
+    throw e;
+  }
+}
