@@ -10,7 +10,7 @@
  */
 
 import { MetadataError } from "../errors.js";
-import { stringifyJson } from "../json.js";
+import { stringifyJson } from "../json-write.js";
 import {
   float16BitsToFloat32Bits,
   float32BitsToFloat16Bits,

@@ -31,7 +31,7 @@ import {
   removeFromConsolidated,
   updateConsolidated,
 } from "./consolidated.js";
-import { createArray, createGroup, eraseNode } from "./create.js";
+import { createArray, createGroup, eraseNode } from "./create-nodes.js";
 import { Group, type GroupContext, writeGroupMetadataV3 } from "./group.js";
 import { buildArrayParts, docPath, type OpenOptions, openNode } from "./open.js";
 import { nodePrefix, parentPath } from "./paths.js";

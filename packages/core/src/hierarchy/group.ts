@@ -8,11 +8,9 @@
 import type { ZarrArray } from "../array/array.js";
 import type { JsonObject } from "../dtypes/types.js";
 import { NodeNotFoundError, throwIfAborted } from "../errors.js";
-import {
-  encodeMetadata,
-  type GroupMetadataV3,
-  serializeGroupMetadataV3,
-} from "../metadata/index.js";
+import { encodeMetadata } from "../metadata/encode.js";
+import { serializeGroupMetadataV3 } from "../metadata/group-v3.js";
+import type { GroupMetadataV3 } from "../metadata/types.js";
 import { validateKey } from "../store/keys.js";
 import type { Store } from "../store/types.js";
 import type { CreateArrayOptions, CreateGroupOptions } from "./create.js";

@@ -4,8 +4,7 @@
  * @module
  */
 
-import type { JsonObject } from "../dtypes/types.js";
-import { encodeJson, parseJson } from "../json.js";
+import { parseJson } from "../json.js";
 import { type NodeMetadataV3, nodeMetadataFromJson } from "./read-node.js";
 
 export type { NodeMetadataV3 };
@@ -21,7 +20,4 @@ export function parseNodeMetadataV3(bytes: Uint8Array, doc: string): NodeMetadat
   return nodeMetadataFromJson(parseJson(bytes, doc), doc);
 }
 
-/** Encodes a metadata document as UTF-8 JSON indented by 2 spaces. */
-export function encodeMetadata(obj: JsonObject): Uint8Array {
-  return encodeJson(obj, 2);
-}
+export { encodeMetadata } from "./encode.js";
