@@ -5,7 +5,7 @@
  * @module
  */
 
-import { AbortError, StoreError } from "@zarr/core";
+import { requestError } from "@zarr/remote-store";
 
 interface ApiErrorShape {
   code?: number | string;
@@ -48,19 +48,14 @@ export function storeError(
   location: string,
   signal?: AbortSignal,
 ): Error {
-  if (error instanceof StoreError || error instanceof AbortError) return error;
-  if (signal?.aborted) {
-    return new AbortError(`operation aborted at ${JSON.stringify(key)}`, {
-      path: key,
-      cause: signal.reason ?? error,
-    });
-  }
-  const status = statusOf(error);
-  const full = (error as ApiErrorShape | undefined)?.message ?? String(error);
-  // The client puts the whole error body in the message: keep the error readable.
-  const message = full.length > 1000 ? `${full.slice(0, 1000)}…` : full;
-  return new StoreError(
-    `GCS ${operation} of ${JSON.stringify(key)} at ${location} failed${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`,
-    { path: key, cause: error },
-  );
+  return requestError(error, {
+    service: "GCS",
+    operation,
+    key,
+    location,
+    signal,
+    status: statusOf(error),
+    // The client puts the whole error body in the message: requestError keeps it short.
+    message: (error as ApiErrorShape | undefined)?.message ?? String(error),
+  });
 }

@@ -4,7 +4,9 @@
  * @module
  */
 
-import { type AnyStore, StoreError, type StoreOpener } from "@zarr/core";
+import type { AnyStore } from "@zarr/core";
+import type { StoreOpener } from "@zarr/core/store";
+import { OpenerOptions, parseBucketUrl } from "@zarr/remote-store";
 import { GcsStore, type GcsStoreOptions } from "./store.js";
 
 /**
@@ -17,33 +19,17 @@ import { GcsStore, type GcsStoreOptions } from "./store.js";
 export const gcsStoreOpener: StoreOpener = {
   async open(url: string, options: Record<string, unknown> = {}): Promise<AnyStore> {
     const { bucket, prefix } = parseGcsUrl(url);
+    const read = new OpenerOptions(url, options);
     const config: GcsStoreOptions = { bucket, prefix };
-    const endpoint = options.apiEndpoint ?? options.endpoint;
-    const strings: [keyof GcsStoreOptions, unknown, string][] = [
-      ["apiEndpoint", endpoint, options.apiEndpoint === undefined ? "endpoint" : "apiEndpoint"],
-      ["projectId", options.projectId, "projectId"],
-      ["keyFilename", options.keyFilename, "keyFilename"],
-    ];
-    for (const [field, value, name] of strings) {
-      if (value === undefined) continue;
-      if (typeof value !== "string" || value === "") {
-        throw new StoreError(
-          `option "${name}" of ${JSON.stringify(url)} must be a non-empty string, got ${JSON.stringify(value)}`,
-          { path: url },
-        );
-      }
-      (config as unknown as Record<string, string>)[field] = value;
+    const apiEndpoint = read.string("apiEndpoint") ?? read.string("endpoint");
+    if (apiEndpoint !== undefined) config.apiEndpoint = apiEndpoint;
+    for (const name of ["projectId", "keyFilename"] as const) {
+      const value = read.string(name);
+      if (value !== undefined) config[name] = value;
     }
     for (const name of ["timeout", "idleTimeout", "maxBodyBytes"] as const) {
-      const value = options[name];
-      if (value === undefined) continue;
-      if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
-        throw new StoreError(
-          `option "${name}" of ${JSON.stringify(url)} must be a non-negative integer, got ${JSON.stringify(value)}`,
-          { path: url },
-        );
-      }
-      config[name] = value;
+      const value = read.integer(name, 0);
+      if (value !== undefined) config[name] = value;
     }
     return new GcsStore(config);
   },
@@ -51,21 +37,9 @@ export const gcsStoreOpener: StoreOpener = {
 
 /** Splits `gs://bucket/some/prefix` (or `gcs://`) into bucket and (decoded) prefix. */
 export function parseGcsUrl(url: string): { bucket: string; prefix: string } {
-  const match = /^(?:gs|gcs):\/\/([^/?#]+)(\/[^?#]*)?$/i.exec(url);
-  if (!match) {
-    throw new StoreError(
-      `not a Google Cloud Storage URL: ${JSON.stringify(url)} (expected gs://bucket/prefix)`,
-      { path: url },
-    );
-  }
-  let prefix: string;
-  try {
-    prefix = decodeURIComponent(match[2] ?? "");
-  } catch (cause) {
-    throw new StoreError(`malformed percent-escape in ${JSON.stringify(url)}`, {
-      path: url,
-      cause,
-    });
-  }
-  return { bucket: match[1], prefix };
+  return parseBucketUrl(url, {
+    schemes: ["gs", "gcs"],
+    what: "a Google Cloud Storage URL",
+    expected: "gs://bucket/prefix",
+  });
 }

@@ -11,6 +11,7 @@ import {
   Storage,
   type StorageOptions,
 } from "@google-cloud/storage";
+import { StoreError, type StoreOptions, ValueTooLargeError, ZarrError } from "@zarr/core";
 import {
   type ByteRange,
   type DirListing,
@@ -18,17 +19,20 @@ import {
   isSuffixRange,
   type ListableStore,
   mapConcurrent,
-  normalizeStorePrefix,
   type ReadableStore,
-  StoreError,
-  type StoreOptions,
   throwIfAborted,
-  ValueTooLargeError,
-  validateKey,
-  validatePrefix,
   type WritableStore,
-  ZarrError,
-} from "@zarr/core";
+} from "@zarr/core/store";
+import {
+  type BodyFailure,
+  type BodyPlan,
+  BucketPrefix,
+  Deadline,
+  isEmptyRange,
+  PlannedBody,
+  planObjectRead,
+  type Refusal,
+} from "@zarr/remote-store";
 import { isNotFound, isRangeNotSatisfiable, storeError } from "./errors.js";
 
 /** Retry settings of the client (`StorageOptions.retryOptions`). */
@@ -134,7 +138,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   /** The client every request goes through. */
   readonly storage: Storage;
   readonly #bucket: Bucket;
-  readonly #root: string;
+  readonly #where: BucketPrefix;
   readonly #threshold: number;
   readonly #chunkSize: number | undefined;
   readonly #concurrency: number;
@@ -151,18 +155,9 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   readonly location: string;
 
   constructor(options: GcsStoreOptions) {
-    if (
-      typeof options?.bucket !== "string" ||
-      options.bucket === "" ||
-      options.bucket.includes("/")
-    ) {
-      throw new StoreError(
-        `GcsStore needs a bucket name without "/", got ${JSON.stringify(options?.bucket)}`,
-      );
-    }
-    this.bucketName = options.bucket;
-    this.prefix = normalizeStorePrefix(options.prefix ?? "", "GcsStore");
-    this.#root = this.prefix === "" ? "" : `${this.prefix}/`;
+    this.#where = new BucketPrefix("gs", "GcsStore", options?.bucket, options?.prefix);
+    this.bucketName = this.#where.bucket;
+    this.prefix = this.#where.prefix;
     this.#threshold = integerOption(
       "GcsStore",
       "resumableThreshold",
@@ -192,12 +187,12 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     );
     this.storage = options.storage ?? createStorage(options);
     this.#bucket = this.storage.bucket(this.bucketName);
-    this.location = gcsLocation(this.storage.apiEndpoint, this.bucketName, this.prefix);
+    this.location = gcsLocation(this.storage.apiEndpoint, this.#where);
   }
 
   /** `gs://bucket/prefix/` */
   get url(): string {
-    return `gs://${this.bucketName}/${this.#root}`;
+    return this.#where.url;
   }
 
   /**
@@ -205,12 +200,12 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
    * `resolveStore`), so a store used directly cannot reach objects outside its prefix.
    */
   #objectName(key: string): string {
-    return this.#root + validateKey(key);
+    return this.#where.objectKey(key);
   }
 
   /** The object name prefix of store prefix `prefix` (checked like keys). */
   #objectPrefix(prefix: string): string {
-    return this.#root + validatePrefix(prefix);
+    return this.#where.objectPrefix(prefix);
   }
 
   #file(key: string): File {
@@ -218,7 +213,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   }
 
   #location(objectName: string): string {
-    return `gs://${this.bucketName}/${objectName}`;
+    return this.#where.location(objectName);
   }
 
   async get(
@@ -232,7 +227,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     const download: { start?: number; end?: number } = {};
     if (range !== undefined) {
       // Empty ranges cannot be expressed in HTTP: check existence instead.
-      if (isSuffixRange(range) ? range.suffix === 0 : range.length === 0) {
+      if (isEmptyRange(range)) {
         return (await this.getSize(key, options)) === undefined ? undefined : new Uint8Array(0);
       }
       if (isSuffixRange(range)) download.end = -range.suffix;
@@ -244,16 +239,27 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
         }
       }
     }
-    const location = this.#location(this.#root + key);
+    const location = this.#location(this.#where.root + key);
     const where = `GCS download of ${JSON.stringify(key)} at ${location}`;
-    const deadline = new Deadline(signal, this.#timeout);
+    const deadline = new Deadline(signal, this.#timeout, "timeout");
     try {
       return await readObject(
         this.#file(key),
         download,
         Math.min(this.#idleTimeout, this.#timeout),
         deadline.signal,
-        (status, headers) => this.#plan(range, status, headers, maxBytes),
+        (status, headers) => {
+          const raw = headers["content-length"];
+          return planObjectRead(
+            { range, maxBytes, maxBodyBytes: this.#maxBody, refuseEncodedRanges: true },
+            {
+              status,
+              contentLength: raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined,
+              contentRange: headers["content-range"],
+              contentEncoding: headers["content-encoding"] || undefined,
+            },
+          );
+        },
         // Past the caller's own limit (options.maxBytes): a ValueTooLargeError, which core
         // reports for a chunk as a damaged chunk, as it does for every store.
         (reason, overLimit) =>
@@ -271,101 +277,6 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     }
   }
 
-  /**
-   * How to read a download body: its bound and the bytes to keep, or why the
-   * response is refused before its body is read (a partial response that is
-   * not the range asked for, an announced length the read cannot accept).
-   */
-  #plan(
-    range: ByteRange | undefined,
-    status: number,
-    headers: Record<string, string | undefined>,
-    maxBytes: number | undefined,
-  ): BodyPlan | Refusal {
-    const limit = maxBytes ?? this.#maxBody;
-    const limitWhy =
-      maxBytes === undefined
-        ? "the most a read without options.maxBytes accepts (maxBodyBytes)"
-        : "the most this read accepts (options.maxBytes)";
-    const encoding = headers["content-encoding"];
-    const raw = headers["content-length"];
-    const length =
-      raw !== undefined && /^\d+$/.test(raw) && (!encoding || encoding === "identity")
-        ? Number(raw)
-        : undefined;
-    const exact = length === undefined ? {} : { exact: length, exactWhy: "Content-Length" };
-    if (range === undefined || status !== 206) {
-      if (range === undefined) {
-        if (length !== undefined && length > limit) {
-          return {
-            refuse: `Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`,
-            overLimit: maxBytes !== undefined,
-          };
-        }
-        return { max: limit, maxWhy: limitWhy, callersMax: maxBytes !== undefined, ...exact };
-      }
-      // The server ignored Range and sends the whole value: keep the range's
-      // bytes only, and stop reading once they have arrived.
-      if (isSuffixRange(range)) {
-        const capWhy = "the most of a whole value read for a suffix range (maxBodyBytes)";
-        if (length !== undefined && length > this.#maxBody) {
-          return {
-            refuse: `server ignored Range; its ${length}-byte value is more than ${this.#maxBody}, ${capWhy}`,
-          };
-        }
-        return { max: this.#maxBody, maxWhy: capWhy, tail: range.suffix, ...exact };
-      }
-      return {
-        max: range.offset + limit,
-        maxWhy: `the range's offset plus ${limitWhy}`,
-        start: range.offset,
-        ...(range.length === undefined ? {} : { end: range.offset + range.length }),
-        ...exact,
-      };
-    }
-    if (encoding && encoding !== "identity") {
-      return {
-        refuse: `ranged response is ${encoding}-encoded: byte ranges would not match the value`,
-      };
-    }
-    const header = headers["content-range"];
-    const cr = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header?.trim() ?? "");
-    if (!cr) return { refuse: `response without a valid Content-Range (${header})` };
-    const first = Number(cr[1]);
-    const last = Number(cr[2]);
-    const total = cr[3] === "*" ? undefined : Number(cr[3]);
-    if (last < first || (total !== undefined && last >= total)) {
-      return { refuse: `response without a valid Content-Range (${header})` };
-    }
-    const expected = last - first + 1;
-    const asked = isSuffixRange(range) ? range.suffix : range.length;
-    const start = isSuffixRange(range)
-      ? total === undefined
-        ? first
-        : Math.max(0, total - range.suffix)
-      : range.offset;
-    if (first !== start || (asked !== undefined && expected > asked)) {
-      return { refuse: `server answered with a different range (Content-Range: ${header})` };
-    }
-    if (expected > limit) {
-      return {
-        refuse: `range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`,
-        overLimit: maxBytes !== undefined,
-      };
-    }
-    if (length !== undefined && length !== expected) {
-      return {
-        refuse: `Content-Length ${length} does not match its Content-Range (${expected} bytes)`,
-      };
-    }
-    return {
-      max: expected,
-      maxWhy: "the length of its Content-Range",
-      exact: expected,
-      exactWhy: "Content-Range",
-    };
-  }
-
   async getSize(key: string, options?: StoreOptions): Promise<number | undefined> {
     const signal = options?.signal;
     throwIfAborted(signal, key);
@@ -377,7 +288,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
       );
     } catch (error) {
       if (isNotFound(error)) return undefined;
-      throw storeError(error, "getMetadata", key, this.#location(this.#root + key), signal);
+      throw storeError(error, "getMetadata", key, this.#location(this.#where.root + key), signal);
     }
     const n = Number(size);
     if (!Number.isSafeInteger(n) || n < 0) {
@@ -407,7 +318,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
         error,
         resumable ? "resumable upload" : "upload",
         key,
-        this.#location(this.#root + key),
+        this.#location(this.#where.root + key),
         signal,
       );
     }
@@ -418,7 +329,7 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   }
 
   async #delete(objectName: string, signal?: AbortSignal): Promise<void> {
-    const key = objectName.slice(this.#root.length);
+    const key = this.#where.relative(objectName);
     throwIfAborted(signal, key);
     try {
       await bounded(this.#bucket.file(objectName).delete(), this.#idleTimeout);
@@ -454,31 +365,13 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
   }
 
   async *listPrefix(prefix: string, options?: StoreOptions): AsyncGenerator<string> {
-    for await (const page of this.#pages(
-      this.#objectPrefix(prefix),
-      undefined,
-      options?.signal,
-      prefix,
-    )) {
-      for (const name of page.names) {
-        if (name.startsWith(this.#root)) yield name.slice(this.#root.length);
-      }
-    }
+    const pages = this.#pages(this.#objectPrefix(prefix), undefined, options?.signal, prefix);
+    for await (const page of pages) yield* this.#where.keys(page.names);
   }
 
   async listDir(prefix: string, options?: StoreOptions): Promise<DirListing> {
     const full = this.#objectPrefix(prefix);
-    const keys: string[] = [];
-    const prefixes: string[] = [];
-    for await (const page of this.#pages(full, "/", options?.signal, prefix)) {
-      for (const name of page.names) {
-        if (name.startsWith(full)) keys.push(name.slice(full.length));
-      }
-      for (const p of page.prefixes) {
-        if (p.startsWith(full) && p.endsWith("/")) prefixes.push(p.slice(full.length, -1));
-      }
-    }
-    return { keys, prefixes };
+    return this.#where.dirListing(full, this.#pages(full, "/", options?.signal, prefix));
   }
 
   /** Listing pages under `namePrefix`, following page tokens. */
@@ -523,29 +416,6 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
       pageToken = token;
     } while (pageToken !== undefined);
   }
-}
-
-/** What a body may be and which of its bytes to keep. */
-/** Why a response is refused before its body is read (`overLimit`: it is larger than the caller accepts). */
-interface Refusal {
-  refuse: string;
-  overLimit?: boolean;
-}
-
-interface BodyPlan {
-  /** Most bytes that may be read; one more is an error naming `maxWhy`. */
-  max: number;
-  maxWhy: string;
-  /** `max` is the caller's own limit (`StoreOptions.maxBytes`). */
-  callersMax?: boolean;
-  /** The exact length announced, and by which header. */
-  exact?: number;
-  exactWhy?: string;
-  /** Keep bytes `[start, end)` only, and stop reading at `end` (default: all). */
-  start?: number;
-  end?: number;
-  /** Keep only the last `tail` bytes. */
-  tail?: number;
 }
 
 /** A raw response as the client's read stream announces it (node-fetch body with fields). */
@@ -593,16 +463,6 @@ function boundErrorBody(raw: RawResponse): void {
   };
 }
 
-function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 /**
  * Reads an object (or a range of it) with the client's read stream, bounded:
  * `plan(status, headers)` says how much the body may be and which bytes to
@@ -616,14 +476,10 @@ function readObject(
   idleMs: number,
   signal: AbortSignal,
   plan: (status: number, headers: Record<string, string | undefined>) => BodyPlan | Refusal,
-  fail: (reason: string, overLimit?: boolean) => Error,
+  fail: BodyFailure,
 ): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
-    const parts: Uint8Array[] = [];
-    let body: BodyPlan | undefined;
-    let out: Uint8Array | undefined;
-    let kept = 0;
-    let read = 0;
+    let body: PlannedBody | undefined;
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const stream = file.createReadStream(download);
@@ -646,12 +502,6 @@ function readObject(
       if (timer !== undefined) clearTimeout(timer);
       timer = setTimeout(() => settle(new IdleTimeoutError(idleMs)), idleMs);
     };
-    const result = (): Uint8Array => {
-      if (out) return kept === out.length ? out : out.subarray(0, kept);
-      const whole = concat(parts, kept);
-      const tail = body?.tail;
-      return tail !== undefined && whole.length > tail ? whole.slice(whole.length - tail) : whole;
-    };
     if (signal.aborted) {
       onAbort();
       return;
@@ -671,102 +521,32 @@ function readObject(
           settle(fail(`HTTP ${status} ${p.refuse}`, p.overLimit));
           return;
         }
-        body = p;
-        const known =
-          p.exact !== undefined && p.tail === undefined
-            ? Math.max(0, Math.min(p.exact, p.end ?? Number.POSITIVE_INFINITY) - (p.start ?? 0))
-            : -1;
-        if (known >= 0 && known <= p.max) out = new Uint8Array(known);
+        body = new PlannedBody(p, (reason, overMax) => fail(reason, overMax && p.callersMax));
       })
       .on("data", (chunk: Uint8Array) => {
         if (settled) return;
         arm();
-        const p = body ?? { max: 0, maxWhy: "no response was announced" };
-        if (p.exact !== undefined && read + chunk.length > p.exact) {
-          settle(fail(`body is longer than the ${p.exact} bytes its ${p.exactWhy} announces`));
-          return;
+        body ??= new PlannedBody({ max: 0, maxWhy: "no response was announced" }, fail);
+        try {
+          // The range's bytes have arrived: stop there.
+          if (body.push(chunk)) settle(undefined, body.bytes());
+        } catch (error) {
+          settle(error);
         }
-        if (read + chunk.length > p.max) {
-          settle(fail(`body passes ${p.max} bytes, ${p.maxWhy}`, p.callersMax));
-          return;
-        }
-        const end = p.end ?? Number.POSITIVE_INFINITY;
-        const from = Math.max((p.start ?? 0) - read, 0);
-        const to = Math.min(end - read, chunk.length);
-        read += chunk.length;
-        if (to > from) {
-          const part = chunk.subarray(from, to);
-          if (out) out.set(part, kept);
-          else parts.push(part);
-          kept += part.length;
-          while (p.tail !== undefined && parts.length > 1 && kept - parts[0].length >= p.tail) {
-            kept -= parts[0].length;
-            parts.shift();
-          }
-        }
-        if (read >= end) settle(undefined, result()); // the range's bytes have arrived
       })
       .on("error", (error: unknown) => settle(error))
       .on("end", () => {
-        const p = body;
-        if (p?.exact !== undefined && read !== p.exact) {
-          settle(fail(`body has ${read} bytes, its ${p.exactWhy} says ${p.exact}`));
-          return;
+        try {
+          settle(undefined, body ? body.end() : new Uint8Array(0));
+        } catch (error) {
+          settle(error);
         }
-        settle(undefined, result());
       });
   });
 }
 
-/** The store's own time limit for one operation passed. */
-class Expired extends Error {
-  constructor(readonly ms: number) {
-    super(`timed out: the operation took more than ${ms} ms (timeout)`);
-    this.name = "TimeoutError";
-  }
-}
-
-/** One operation: the caller's signal plus a total deadline. */
-class Deadline {
-  readonly #controller = new AbortController();
-  readonly #cleanup: (() => void)[] = [];
-
-  constructor(
-    readonly callerSignal: AbortSignal | undefined,
-    total: number,
-  ) {
-    const caller = callerSignal;
-    if (caller?.aborted) this.#controller.abort(caller.reason);
-    else if (caller) {
-      const onAbort = () => this.#controller.abort(caller.reason);
-      caller.addEventListener("abort", onAbort, { once: true });
-      this.#cleanup.push(() => caller.removeEventListener("abort", onAbort));
-    }
-    const id = setTimeout(() => this.#controller.abort(new Expired(total)), total);
-    this.#cleanup.push(() => clearTimeout(id));
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  /** A `StoreError` naming `key` once the deadline passed (the caller's abort is left to `storeError`). */
-  error(key: string, where: string): Error | undefined {
-    if (this.callerSignal?.aborted) return undefined;
-    const reason = this.signal.reason;
-    if (this.signal.aborted && reason instanceof Expired) {
-      return new StoreError(`${where}: ${reason.message}`, { path: key, cause: reason });
-    }
-    return undefined;
-  }
-
-  end(): void {
-    for (const f of this.#cleanup) f();
-  }
-}
-
 /** `gs://<endpoint host[:port][/path]>/<bucket>[/<prefix>]` (see {@link GcsStore.location}). */
-function gcsLocation(apiEndpoint: string | undefined, bucket: string, prefix: string): string {
+function gcsLocation(apiEndpoint: string | undefined, where: BucketPrefix): string {
   let endpoint = "storage.googleapis.com";
   if (apiEndpoint) {
     try {
@@ -778,7 +558,7 @@ function gcsLocation(apiEndpoint: string | undefined, bucket: string, prefix: st
       endpoint = apiEndpoint;
     }
   }
-  return `gs://${endpoint}/${bucket}${prefix === "" ? "" : `/${prefix}`}`;
+  return where.canonical(endpoint);
 }
 
 /** A request made no progress for too long. */

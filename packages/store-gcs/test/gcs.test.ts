@@ -1,14 +1,10 @@
+import { type AnyStore, createArray, openArray, openStore, StoreError } from "@zarr/core";
 import {
-  type AnyStore,
-  createArray,
   mapConcurrent,
-  openArray,
-  openStore,
   resolveStore,
-  StoreError,
+  storeConformanceCases,
   storeRegistry,
-} from "@zarr/core";
-import { storeConformanceCases } from "@zarr/core/testing";
+} from "@zarr/core/store";
 import { GcsStore, type GcsStoreOptions } from "@zarr/store-gcs";
 import "@zarr/store-gcs/register";
 import { type GcsEmulator, startGcsEmulator } from "@zarr/test-utils";

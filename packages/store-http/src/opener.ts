@@ -4,7 +4,8 @@
  * @module
  */
 
-import { type AnyStore, StoreError, type StoreOpener } from "@zarr/core";
+import { type AnyStore, StoreError } from "@zarr/core";
+import type { StoreOpener } from "@zarr/core/store";
 import { HttpStore, type HttpStoreOptions } from "./store.js";
 
 function optionError(name: string, expected: string, value: unknown): StoreError {

@@ -4,17 +4,14 @@
  * @module
  */
 
+import { StoreError, type StoreOptions, ValueTooLargeError, ZarrError } from "@zarr/core";
 import {
   type ByteRange,
   isSuffixRange,
   rangeBounds,
-  StoreError,
-  type StoreOptions,
   throwIfAborted,
-  ValueTooLargeError,
   validateKey,
-  ZarrError,
-} from "@zarr/core";
+} from "@zarr/core/store";
 import { type BodyPlan, readBody } from "./body.js";
 import { parseContentRange } from "./content-range.js";
 import { type Attempt, Expired, Operation, raceAbort } from "./deadline.js";

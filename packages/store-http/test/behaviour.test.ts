@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AbortError, openStore, resolveStore, StoreCapabilityError, StoreError } from "@zarr/core";
+import { AbortError, openStore, StoreCapabilityError, StoreError } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { HttpStore } from "@zarr/store-http";
 import "@zarr/store-http/register";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { storeConformanceCases } from "@zarr/core/testing";
+import { storeConformanceCases } from "@zarr/core/store";
 import { HttpStore } from "@zarr/store-http";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { startServer, type TestServer } from "./server.js";

@@ -8,7 +8,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ByteRange, resolveStore, StoreError } from "@zarr/core";
+import { StoreError } from "@zarr/core";
+import { type ByteRange, resolveStore } from "@zarr/core/store";
 import { HttpStore, type HttpStoreOptions } from "@zarr/store-http";
 import {
   type Fault,

@@ -7,7 +7,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { InvalidKeyError, resolveStore } from "@zarr/core";
+import { InvalidKeyError } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { HttpStore } from "@zarr/store-http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "./server.js";

@@ -7,7 +7,7 @@
 
 import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { StoreError } from "@zarr/core";
-import { readBody } from "./bounded.js";
+import { readBody } from "@zarr/remote-store";
 import { base64, md5 } from "./md5.js";
 
 /**

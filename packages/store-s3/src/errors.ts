@@ -5,7 +5,7 @@
  * @module
  */
 
-import { AbortError, StoreError } from "@zarr/core";
+import { requestError } from "@zarr/remote-store";
 
 interface SdkErrorShape {
   name?: string;
@@ -54,22 +54,15 @@ export function storeError(
   location: string,
   signal?: AbortSignal,
 ): Error {
-  if (error instanceof StoreError || error instanceof AbortError) return error;
-  if (signal?.aborted) {
-    return new AbortError(`operation aborted at ${JSON.stringify(key)}`, {
-      path: key,
-      cause: signal.reason ?? error,
-    });
-  }
   const e = shape(error);
-  const code = e.name ?? e.Code ?? "Error";
-  const status = statusOf(error);
-  const detail = `${code}${status === undefined ? "" : ` (HTTP ${status})`}: ${e.message ?? String(error)}`;
-  return new StoreError(
-    `S3 ${operation} of ${JSON.stringify(key)} at ${location} failed: ${detail}`,
-    {
-      path: key,
-      cause: error,
-    },
-  );
+  return requestError(error, {
+    service: "S3",
+    operation,
+    key,
+    location,
+    signal,
+    code: e.name ?? e.Code ?? "Error",
+    status: statusOf(error),
+    message: e.message ?? String(error),
+  });
 }

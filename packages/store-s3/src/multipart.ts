@@ -12,7 +12,7 @@ import {
   type S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import { mapConcurrent } from "@zarr/core";
+import { mapConcurrent } from "@zarr/core/store";
 
 /** S3's limits on multipart uploads. */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;

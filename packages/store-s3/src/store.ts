@@ -15,25 +15,26 @@ import {
   PutObjectCommand,
   type S3Client,
 } from "@aws-sdk/client-s3";
+import { StoreError, type StoreOptions, ValueTooLargeError, ZarrError } from "@zarr/core";
 import {
   type ByteRange,
   type DirListing,
   integerOption,
-  isSuffixRange,
   type ListableStore,
   mapConcurrent,
-  normalizeStorePrefix,
   type ReadableStore,
-  StoreError,
-  type StoreOptions,
   throwIfAborted,
-  ValueTooLargeError,
-  validateKey,
-  validatePrefix,
   type WritableStore,
-  ZarrError,
-} from "@zarr/core";
-import { type BodyPlan, Deadline, readBody } from "./bounded.js";
+} from "@zarr/core/store";
+import {
+  BucketPrefix,
+  Deadline,
+  isEmptyRange,
+  type ListingPage,
+  planObjectRead,
+  rangeHeader,
+  readBody,
+} from "@zarr/remote-store";
 import {
   boundResponseBodies,
   createS3Client,
@@ -43,7 +44,6 @@ import {
 } from "./client.js";
 import { isInvalidRange, isNoSuchKey, storeError } from "./errors.js";
 import { MAX_PART_SIZE, MIN_PART_SIZE, putMultipart } from "./multipart.js";
-import { expectedStart, isEmptyRange, parseContentRange, rangeHeader } from "./ranges.js";
 
 const MiB = 1024 * 1024;
 
@@ -109,7 +109,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
    * a custom endpoint and no `endpoint` option names it.
    */
   readonly location: string | undefined;
-  readonly #root: string;
+  readonly #where: BucketPrefix;
   readonly #timeouts: S3Timeouts;
   readonly #maxBody: number;
   readonly #threshold: number;
@@ -118,18 +118,9 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
   readonly #pageSize: number;
 
   constructor(options: S3StoreOptions) {
-    if (
-      typeof options?.bucket !== "string" ||
-      options.bucket === "" ||
-      options.bucket.includes("/")
-    ) {
-      throw new StoreError(
-        `S3Store needs a bucket name without "/", got ${JSON.stringify(options?.bucket)}`,
-      );
-    }
-    this.bucket = options.bucket;
-    this.prefix = normalizeStorePrefix(options.prefix ?? "", "S3Store");
-    this.#root = this.prefix === "" ? "" : `${this.prefix}/`;
+    this.#where = new BucketPrefix("s3", "S3Store", options?.bucket, options?.prefix);
+    this.bucket = this.#where.bucket;
+    this.prefix = this.#where.prefix;
     this.#partSize = integerOption(
       "S3Store",
       "partSize",
@@ -159,12 +150,12 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
     this.#timeouts = resolveTimeouts(options.timeouts);
     this.client = options.client ?? createS3Client(options);
     boundResponseBodies(this.client, this.#timeouts.socket);
-    this.location = s3Location(options, this.bucket, this.prefix);
+    this.location = s3Location(options, this.#where);
   }
 
   /** `s3://bucket/prefix/` */
   get url(): string {
-    return `s3://${this.bucket}/${this.#root}`;
+    return this.#where.url;
   }
 
   async get(
@@ -195,19 +186,26 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
           `${where}${header ? ` (Range: ${header})` : ""}: HTTP ${status} ${reason}`,
           { path: key },
         );
-      const refuse = (reason: string, overCallersLimit = false): never => {
+      const plan = planObjectRead(
+        { range, maxBytes, maxBodyBytes: this.#maxBody },
+        {
+          status,
+          contentLength: out.ContentLength,
+          contentRange: out.ContentRange,
+          contentEncoding: out.ContentEncoding,
+        },
+      );
+      if ("refuse" in plan) {
         (out.Body as { destroy?: () => void } | undefined)?.destroy?.();
-        throw bad(reason, overCallersLimit);
-      };
-      const plan = this.#plan(range, header, status, out, maxBytes, refuse);
-      const limit = maxBytes ?? this.#maxBody;
+        throw bad(plan.refuse, plan.overLimit);
+      }
       return await readBody(
         out.Body,
         plan,
         deadline.signal,
         this.#timeouts.idle,
         "timeouts.idle",
-        (reason, overMax) => bad(reason, overMax && plan.max === limit),
+        (reason, overMax) => bad(reason, overMax && plan.callersMax),
       );
     } catch (error) {
       if (error instanceof ZarrError) throw error;
@@ -220,80 +218,6 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
     } finally {
       deadline.end();
     }
-  }
-
-  /**
-   * How to read a GetObject body: its bound and the bytes to keep. Refuses
-   * (before reading) a partial response that is not the range asked for, or
-   * an announced length the read cannot accept.
-   */
-  #plan(
-    range: ByteRange | undefined,
-    header: string | undefined,
-    status: number | undefined,
-    out: { ContentLength?: number; ContentRange?: string; ContentEncoding?: string },
-    maxBytes: number | undefined,
-    refuse: (reason: string, overCallersLimit?: boolean) => never,
-  ): BodyPlan {
-    const limit = maxBytes ?? this.#maxBody;
-    const limitWhy =
-      maxBytes === undefined
-        ? "the most a read without options.maxBytes accepts (maxBodyBytes)"
-        : "the most this read accepts (options.maxBytes)";
-    const encoded = out.ContentEncoding !== undefined && out.ContentEncoding !== "identity";
-    const length =
-      !encoded && Number.isSafeInteger(out.ContentLength) ? out.ContentLength : undefined;
-    const exact = length === undefined ? {} : { exact: length, exactWhy: "Content-Length" };
-    if (range === undefined || header === undefined || status !== 206) {
-      if (range === undefined || header === undefined) {
-        if (length !== undefined && length > limit) {
-          refuse(`Content-Length ${length} is more than ${limit} bytes, ${limitWhy}`, true);
-        }
-        return { max: limit, maxWhy: limitWhy, ...exact };
-      }
-      // The server ignored Range and sends the whole value: keep the range's
-      // bytes only, and stop reading once they have arrived.
-      if (isSuffixRange(range)) {
-        const capWhy = "the most of a whole value read for a suffix range (maxBodyBytes)";
-        if (length !== undefined && length > this.#maxBody) {
-          refuse(
-            `server ignored Range; its ${length}-byte value is more than ${this.#maxBody}, ${capWhy}`,
-          );
-        }
-        return { max: this.#maxBody, maxWhy: capWhy, tail: range.suffix, ...exact };
-      }
-      return {
-        max: range.offset + limit,
-        maxWhy: `the range's offset plus ${limitWhy}`,
-        start: range.offset,
-        ...(range.length === undefined ? {} : { end: range.offset + range.length }),
-        ...exact,
-      };
-    }
-    const parsed = parseContentRange(out.ContentRange);
-    if (!parsed) return refuse(`unparseable Content-Range ${JSON.stringify(out.ContentRange)}`);
-    const expected = parsed.last - parsed.first + 1;
-    if (parsed.total !== undefined && parsed.first !== expectedStart(range, parsed.total)) {
-      refuse(`Content-Range ${out.ContentRange} does not start where the range does`);
-    }
-    const asked = isSuffixRange(range) ? range.suffix : range.length;
-    if (
-      (asked !== undefined && expected > asked) ||
-      (!isSuffixRange(range) && parsed.first !== range.offset)
-    ) {
-      refuse(`Content-Range ${out.ContentRange} is not the range asked for`);
-    }
-    if (expected > limit)
-      refuse(`range of ${expected} bytes is more than ${limit} bytes, ${limitWhy}`, true);
-    if (length !== undefined && length !== expected) {
-      refuse(`Content-Length ${length} does not match its Content-Range (${expected} bytes)`);
-    }
-    return {
-      max: expected,
-      maxWhy: "the length of its Content-Range",
-      exact: expected,
-      exactWhy: "Content-Range",
-    };
   }
 
   async getSize(key: string, options?: StoreOptions): Promise<number | undefined> {
@@ -433,32 +357,27 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
   }
 
   async *listPrefix(prefix: string, options?: StoreOptions): AsyncGenerator<string> {
-    for await (const page of this.#pages(
-      this.#objectPrefix(prefix),
-      undefined,
-      options?.signal,
-      prefix,
-    )) {
-      for (const object of page.Contents ?? []) {
-        if (object.Key?.startsWith(this.#root)) yield this.#relative(object.Key);
-      }
-    }
+    const pages = this.#pages(this.#objectPrefix(prefix), undefined, options?.signal, prefix);
+    for await (const page of pages) yield* this.#where.keys(page.Contents?.map((o) => o.Key) ?? []);
   }
 
   async listDir(prefix: string, options?: StoreOptions): Promise<DirListing> {
     const full = this.#objectPrefix(prefix);
-    const keys: string[] = [];
-    const prefixes: string[] = [];
-    for await (const page of this.#pages(full, "/", options?.signal, prefix)) {
-      for (const object of page.Contents ?? []) {
-        if (object.Key?.startsWith(full)) keys.push(object.Key.slice(full.length));
-      }
-      for (const common of page.CommonPrefixes ?? []) {
-        const p = common.Prefix;
-        if (p?.startsWith(full) && p.endsWith("/")) prefixes.push(p.slice(full.length, -1));
-      }
+    return this.#where.dirListing(full, this.#listing(full, options?.signal, prefix));
+  }
+
+  /** {@link #pages} with `/` as delimiter, as names and common prefixes. */
+  async *#listing(
+    objectPrefix: string,
+    signal: AbortSignal | undefined,
+    prefix: string,
+  ): AsyncGenerator<ListingPage> {
+    for await (const page of this.#pages(objectPrefix, "/", signal, prefix)) {
+      yield {
+        names: page.Contents?.map((o) => o.Key) ?? [],
+        prefixes: page.CommonPrefixes?.map((p) => p.Prefix) ?? [],
+      };
     }
-    return { keys, prefixes };
   }
 
   /** ListObjectsV2 pages under `objectPrefix`, following continuation tokens. */
@@ -508,20 +427,20 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
    * `resolveStore`), so a store used directly cannot reach objects outside its prefix.
    */
   #objectKey(key: string): string {
-    return this.#root + validateKey(key);
+    return this.#where.objectKey(key);
   }
 
   /** The object key prefix of store prefix `prefix` (checked like keys). */
   #objectPrefix(prefix: string): string {
-    return this.#root + validatePrefix(prefix);
+    return this.#where.objectPrefix(prefix);
   }
 
   #relative(objectKey: string): string {
-    return objectKey.slice(this.#root.length);
+    return this.#where.relative(objectKey);
   }
 
   #location(objectKey: string): string {
-    return `s3://${this.bucket}/${objectKey}`;
+    return this.#where.location(objectKey);
   }
 }
 
@@ -529,7 +448,7 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
  * `s3://<endpoint>/<bucket>[/<prefix>]` (see {@link S3Store.location}). The
  * prefix is kept as is (not percent-encoded), as core appends raw keys to it.
  */
-function s3Location(options: S3StoreOptions, bucket: string, prefix: string): string | undefined {
+function s3Location(options: S3StoreOptions, where: BucketPrefix): string | undefined {
   let endpoint: string | undefined;
   if (options.endpoint !== undefined) {
     try {
@@ -549,5 +468,5 @@ function s3Location(options: S3StoreOptions, bucket: string, prefix: string): st
         ? "s3.amazonaws.com"
         : `s3.${region}.amazonaws.com${region.startsWith("cn-") ? ".cn" : ""}`;
   }
-  return `s3://${endpoint}/${bucket}${prefix === "" ? "" : `/${prefix}`}`;
+  return where.canonical(endpoint);
 }

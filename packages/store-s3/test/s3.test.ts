@@ -1,14 +1,11 @@
 import { CreateBucketCommand, DeleteBucketCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { type AnyStore, createArray, openArray, StoreError } from "@zarr/core";
 import {
-  type AnyStore,
-  createArray,
   mapConcurrent,
-  openArray,
   resolveStore,
-  StoreError,
+  storeConformanceCases,
   storeRegistry,
-} from "@zarr/core";
-import { storeConformanceCases } from "@zarr/core/testing";
+} from "@zarr/core/store";
 import { createS3Client, S3Store, type S3StoreOptions } from "@zarr/store-s3";
 import "@zarr/store-s3/register";
 import { s3TestServer, uniqueBucketName } from "@zarr/test-utils";

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
-import { StoreError, storeRegistry } from "@zarr/core";
+import { StoreError } from "@zarr/core";
+import { storeRegistry } from "@zarr/core/store";
 import { parseS3Url, S3Store } from "@zarr/store-s3";
 import "@zarr/store-s3/register";
 import { describe, expect, it } from "vitest";
 import { md5 } from "../src/md5.js";
-import { parseContentRange, rangeHeader } from "../src/ranges.js";
 
-// Parts that need no server: URL parsing, option checking, Range headers, MD5.
+// Parts that need no server: URL parsing, option checking, MD5. (Range headers and
+// Content-Range parsing are tested in @zarr/remote-store.)
 
 describe("parseS3Url", () => {
   it("splits bucket and decoded prefix", () => {
@@ -46,29 +47,6 @@ describe("S3Store options", () => {
     );
     await expect(opener.open("s3://b/x", { accessKeyId: "k" })).rejects.toThrow(/go together/);
     await expect(opener.open("s3://b/x", { maxAttempts: 0 })).rejects.toThrow(/maxAttempts/);
-  });
-});
-
-describe("Range headers (RFC 9110 14.1.2 byte ranges)", () => {
-  it("maps byte ranges to Range headers", () => {
-    expect(rangeHeader(undefined)).toBeUndefined();
-    expect(rangeHeader({ offset: 0 })).toBeUndefined();
-    expect(rangeHeader({ offset: 5 })).toBe("bytes=5-");
-    expect(rangeHeader({ offset: 5, length: 10 })).toBe("bytes=5-14");
-    expect(rangeHeader({ suffix: 3 })).toBe("bytes=-3");
-  });
-  it("parses Content-Range and rejects inconsistent ones", () => {
-    expect(parseContentRange("bytes 0-9/100")).toEqual({ first: 0, last: 9, total: 100 });
-    expect(parseContentRange("bytes 5-9/*")).toEqual({ first: 5, last: 9, total: undefined });
-    for (const bad of [
-      undefined,
-      "bytes 9-0/100",
-      "bytes 0-100/100",
-      "items 0-1/2",
-      "bytes */10",
-    ]) {
-      expect(parseContentRange(bad), String(bad)).toBeUndefined();
-    }
   });
 });
 
