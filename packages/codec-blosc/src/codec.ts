@@ -6,17 +6,14 @@
  * @module
  */
 
+import { CodecError, type JsonObject, type JsonValue, MetadataError } from "@zarr/core";
 import {
   type BytesToBytesCodec,
   type CodecContext,
-  CodecError,
   type CodecFactory,
   type CodecOptions,
   codecRegistry,
-  type JsonObject,
-  type JsonValue,
-  MetadataError,
-} from "@zarr/core";
+} from "@zarr/core/codec";
 import {
   type BlockEngine,
   builtinEngine,

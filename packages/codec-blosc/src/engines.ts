@@ -8,13 +8,8 @@
  * @module
  */
 
-import {
-  type BytesToBytesCodec,
-  type CodecContext,
-  CodecError,
-  codecRegistry,
-  type JsonObject,
-} from "@zarr/core";
+import { CodecError, type JsonObject } from "@zarr/core";
+import { type BytesToBytesCodec, type CodecContext, codecRegistry } from "@zarr/core/codec";
 import { blosclzCompressBound, blosclzCompressInto, blosclzDecompressInto } from "./blosclz.js";
 import { lz4CompressBound, lz4CompressHCInto, lz4CompressInto, lz4DecompressInto } from "./lz4.js";
 import { snappyCompressBound, snappyCompressInto, snappyDecompressInto } from "./snappy.js";
@@ -136,7 +131,8 @@ export function codecEngine(codec: BytesToBytesCodec, name: string, path?: strin
       try {
         out = await codec.decode(stream, dst.length);
       } catch (e) {
-        throw new CodecError(`blosc: ${name} stream is malformed: ${(e as Error).message}`, {
+        // Corrupt data, or the codec could not load (its message says what to do).
+        throw new CodecError(`blosc: cannot decode a ${name} stream: ${(e as Error).message}`, {
           path,
           cause: e,
         });

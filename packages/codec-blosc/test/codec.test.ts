@@ -8,7 +8,8 @@ import {
   shuffle,
   unshuffle,
 } from "@zarr/codec-blosc";
-import { CodecError, codecRegistry, MetadataError, NotRegisteredError } from "@zarr/core";
+import { CodecError, MetadataError, NotRegisteredError } from "@zarr/core";
+import { codecRegistry } from "@zarr/core/codec";
 import { describe, expect, it } from "vitest";
 // Internal helper without a public entry point, tested directly.
 import { copyMatch, viewOf } from "../src/bytes.js";

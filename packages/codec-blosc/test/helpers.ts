@@ -4,8 +4,8 @@ import {
   type BloscConfig,
   parseBloscConfig,
 } from "@zarr/codec-blosc";
-import type { JsonObject } from "@zarr/core";
-import { type CodecContext, codecRegistry, type DataType } from "@zarr/core";
+import type { DataType, JsonObject } from "@zarr/core";
+import { type CodecContext, codecRegistry } from "@zarr/core/codec";
 
 /** A codec context for a flat chunk of `itemSize`-byte elements (only what blosc reads). */
 export function contextFor(itemSize: number | null, format: 2 | 3 = 3): CodecContext {

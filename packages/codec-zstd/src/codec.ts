@@ -3,14 +3,13 @@
  *
  * @module
  */
+import { CodecError, type JsonObject } from "@zarr/core";
 import {
   type BytesToBytesCodec,
-  CodecError,
   type CodecFactory,
   type CodecOptions,
-  type JsonObject,
   throwIfAborted,
-} from "@zarr/core";
+} from "@zarr/core/codec";
 import { parseZstdConfig, type ZstdConfig } from "./config.js";
 import { compressFrame, decompressFrame, loadZstd, ZstdError } from "./engine.js";
 import { FrameError, type FrameInfo, scanFrames, withoutContentSize } from "./frame.js";
@@ -28,6 +27,12 @@ export const DEFAULT_MAX_DECODED_SIZE = 1 << 30;
 const FIRST_CAPACITY = 1 << 20;
 /** Room {@link ZstdCodec.maxEncodedSize} leaves for skippable frames, seek tables and frame headers. */
 const FRAMING = 64 * 1024;
+/** What a `CodecError` for a failed load of libzstd tells the user to do. */
+const LOAD_ADVICE =
+  "@zarr/codec-zstd loads libzstd (WebAssembly, inlined in JavaScript) with import() " +
+  "the first time a zstd chunk is read or written: serve every chunk file your bundler " +
+  "emits next to the entry (no loader or plugin is needed), and let the page run " +
+  "WebAssembly (Content-Security-Policy: script-src 'wasm-unsafe-eval')";
 /** libzstd's "destination buffer too small" error code. */
 const DST_TOO_SMALL = 70;
 
@@ -82,9 +87,18 @@ export class ZstdCodec implements BytesToBytesCodec {
     });
   }
 
+  /** Loads libzstd; any failure is a `CodecError` that says what to do. */
+  async #load(): Promise<void> {
+    try {
+      await loadZstd();
+    } catch (e) {
+      throw this.#error(`${(e as Error).message}. ${LOAD_ADVICE}`, e);
+    }
+  }
+
   async encode(bytes: Uint8Array, options?: CodecOptions): Promise<Uint8Array> {
     throwIfAborted(options?.signal, this.#path);
-    await loadZstd();
+    await this.#load();
     let frame: Uint8Array;
     try {
       frame = compressFrame(bytes, this.level);
@@ -147,7 +161,7 @@ export class ZstdCodec implements BytesToBytesCodec {
     if (declared > limit) {
       throw this.#error(`frames declare ${declared} bytes, more than the expected ${limit}`);
     }
-    await loadZstd();
+    await this.#load();
     const parts: Uint8Array[] = [];
     let total = 0;
     for (const f of frames) {

@@ -1,21 +1,90 @@
 /**
- * libzstd compiled to WebAssembly (@bokuweb/zstd-wasm: the .wasm ships inside
- * the package; Node reads it from disk, browsers fetch it next to the module).
- * One instance is loaded lazily and shared; calls are synchronous inside it.
+ * libzstd compiled to WebAssembly, loaded once on first use and shared; calls
+ * are synchronous inside it.
+ *
+ * The module's bytes are inlined (gzipped, base64) in a separate module
+ * (80.5 kB as served with gzip, like the .wasm file itself) loaded with
+ * `import()`: bundlers put it in its own chunk, fetched only when a zstd
+ * chunk is first encoded or decoded, and none needs a loader, a plugin or an
+ * asset rule for it (esbuild, Vite, webpack, Rollup, or none: Node and
+ * browsers import the dist files as they are); the platform's
+ * `DecompressionStream` unpacks them. Every failure to load (the
+ * chunk cannot be fetched, WebAssembly is missing or blocked by a
+ * Content-Security-Policy, the module does not compile) rejects
+ * {@link loadZstd}, and a load that has not settled after
+ * {@link LOAD_TIMEOUT_MS} rejects too, so a read never hangs on it.
  *
  * @module
  */
-import { compress, decompress, init } from "@bokuweb/zstd-wasm";
+import { decodeBase64, gunzip, instantiateZstd, WasmAbort, type ZstdWasm } from "./wasm.js";
 
-let ready: Promise<void> | undefined;
+/** How long {@link loadZstd} waits for the module before it rejects. */
+export const LOAD_TIMEOUT_MS = 30_000;
 
-/** Loads the WebAssembly module once. */
-export function loadZstd(): Promise<void> {
-  ready ??= init().catch((e: unknown) => {
-    ready = undefined;
-    throw e;
+/** Why the module could not be loaded; `cause` has the underlying error. */
+export class ZstdLoadError extends Error {}
+
+let instance: ZstdWasm | undefined;
+let ready: Promise<ZstdWasm> | undefined;
+
+async function load(): Promise<ZstdWasm> {
+  if (typeof WebAssembly !== "object" || WebAssembly === null) {
+    throw new Error("this JavaScript engine has no WebAssembly");
+  }
+  const { ZSTD_WASM_GZIP_BASE64 } = await import("./zstd-wasm.generated.js");
+  return instantiateZstd(await gunzip(decodeBase64(ZSTD_WASM_GZIP_BASE64)));
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the module did not load within ${ms / 1000} s`)),
+      ms,
+    );
+    (timer as { unref?: () => void }).unref?.();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
   });
-  return ready;
+}
+
+/**
+ * Loads the WebAssembly module once. Rejects with a {@link ZstdLoadError}
+ * (and forgets the attempt, so a later call tries again) when it cannot be
+ * loaded within `timeoutMs`. `loader` replaces the module import in tests.
+ */
+export function loadZstd(
+  timeoutMs = LOAD_TIMEOUT_MS,
+  loader: () => Promise<ZstdWasm> = load,
+): Promise<void> {
+  if (instance) return Promise.resolve();
+  ready ??= withTimeout(Promise.resolve().then(loader), timeoutMs).then(
+    (zstd) => {
+      instance = zstd;
+      return zstd;
+    },
+    (e: unknown) => {
+      ready = undefined;
+      const reason = (e instanceof Error ? e.message : String(e)).replace(/\.+$/, "");
+      throw new ZstdLoadError(`cannot load libzstd's WebAssembly module: ${reason}`, {
+        cause: e,
+      });
+    },
+  );
+  return ready.then(() => undefined);
+}
+
+/** The loaded module; throws when {@link loadZstd} has not resolved. */
+function zstd(): ZstdWasm {
+  if (!instance) throw new ZstdLoadError("libzstd's WebAssembly module is not loaded");
+  return instance;
 }
 
 /** libzstd's error names by code (zstd_errors.h), for messages. */
@@ -42,32 +111,62 @@ export class ZstdError extends Error {
   }
 }
 
-/** zstd returns errors as (size_t)-code, which the wrapper reports as a negative number. */
-function toZstdError(e: unknown): unknown {
-  const match = /code (-?\d+)/.exec(String((e as Error)?.message ?? e));
-  if (!match) return e;
-  const value = Number(match[1]);
-  return new ZstdError(value < 0 ? -value : value > 0x80000000 ? 0x100000000 - value : value);
+/** A `size_t` result of libzstd (an i32 in WebAssembly) as an error code, or -1 if it is none. */
+function errorCode(z: ZstdWasm, result: number): number {
+  if (!z.isError(result)) return -1;
+  const unsigned = result >>> 0;
+  return 0x100000000 - unsigned; // (size_t)-code
+}
+
+/**
+ * Runs `body` with `sizes.length` buffers allocated in the WebAssembly heap
+ * and frees them after. A trap or an abort inside libzstd discards the
+ * instance (its heap may be inconsistent); the next load makes a new one.
+ */
+function withBuffers<T>(sizes: number[], body: (z: ZstdWasm, pointers: number[]) => T): T {
+  const z = zstd();
+  const pointers: number[] = [];
+  try {
+    for (const size of sizes) {
+      const p = z.malloc(Math.max(size, 1));
+      if (p === 0) throw new ZstdError(64);
+      pointers.push(p);
+    }
+    return body(z, pointers);
+  } catch (e) {
+    if (e instanceof WasmAbort || e instanceof WebAssembly.RuntimeError) {
+      instance = undefined;
+      ready = undefined;
+    }
+    throw e;
+  } finally {
+    if (instance === z) for (const p of pointers) z.free(p);
+  }
 }
 
 /** Compresses `data` into one frame (with its content size) at `level`. Call {@link loadZstd} first. */
 export function compressFrame(data: Uint8Array, level: number): Uint8Array {
-  try {
-    return compress(data, level);
-  } catch (e) {
-    throw toZstdError(e);
-  }
+  const bound = zstd().compressBound(data.length);
+  return withBuffers([data.length, bound], (z, [src, dst]) => {
+    new Uint8Array(z.memory.buffer).set(data, src!);
+    const result = z.compress(dst!, bound, src!, data.length, level);
+    const code = errorCode(z, result);
+    if (code >= 0) throw new ZstdError(code);
+    return new Uint8Array(z.memory.buffer, dst!, result >>> 0).slice();
+  });
 }
 
 /**
- * Decompresses exactly one frame (as delimited by `scanFrames`). `capacity`
- * is the output buffer size when the frame has no content size; libzstd fails
- * with code 70 rather than write past it. Call {@link loadZstd} first.
+ * Decompresses exactly one frame (as delimited by `scanFrames`) into a buffer
+ * of `capacity` bytes; libzstd fails with code 70 rather than write past it.
+ * Call {@link loadZstd} first.
  */
 export function decompressFrame(frame: Uint8Array, capacity: number): Uint8Array {
-  try {
-    return decompress(frame, { defaultHeapSize: Math.max(capacity, 1) });
-  } catch (e) {
-    throw toZstdError(e);
-  }
+  return withBuffers([frame.length, capacity], (z, [src, dst]) => {
+    new Uint8Array(z.memory.buffer).set(frame, src!);
+    const result = z.decompress(dst!, capacity, src!, frame.length);
+    const code = errorCode(z, result);
+    if (code >= 0) throw new ZstdError(code);
+    return new Uint8Array(z.memory.buffer, dst!, result >>> 0).slice();
+  });
 }

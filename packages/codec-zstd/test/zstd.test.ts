@@ -1,12 +1,11 @@
 import { numcodecsZstdCodec, ZstdCodec, zstdCodec } from "@zarr/codec-zstd";
+import { CodecError, type JsonObject } from "@zarr/core";
 import {
   type BytesToBytesCodec,
   type ChunkSpec,
   type CodecContext,
-  CodecError,
   codecRegistry,
-  type JsonObject,
-} from "@zarr/core";
+} from "@zarr/core/codec";
 import "@zarr/codec-zstd/register";
 import { randomBytes, sameBytes, sampleInputs } from "@zarr/test-utils";
 import { describe, expect, it } from "vitest";

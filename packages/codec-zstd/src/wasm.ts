@@ -1,0 +1,142 @@
+/**
+ * Our glue for libzstd's WebAssembly build (the `zstd.wasm` of the published
+ * @bokuweb/zstd-wasm 0.0.27, inlined gzipped and base64-encoded by
+ * `scripts/embed-wasm.mjs`).
+ *
+ * The module was built with Emscripten and minified names: it imports five
+ * functions (`a.a`..`a.e`) and exports its memory and the libzstd functions
+ * under one-letter names. This file maps them (the build script checks the
+ * signature), supplies the imports, and instantiates with plain
+ * `WebAssembly.instantiate`, so every failure (decoding, compiling,
+ * instantiating, a trap in the constructors) is a rejected promise: nothing
+ * waits on a callback that may never come.
+ *
+ * @module
+ */
+
+/** The libzstd functions this package calls. Pointers and sizes are 32-bit. */
+export interface ZstdWasm {
+  readonly memory: WebAssembly.Memory;
+  malloc(size: number): number;
+  free(pointer: number): void;
+  /** `ZSTD_isError(code)`: 1 for an error code, else 0. */
+  isError(code: number): number;
+  compressBound(size: number): number;
+  /** `ZSTD_compress(dst, dstCapacity, src, srcSize, level)`. */
+  compress(dst: number, dstCapacity: number, src: number, srcSize: number, level: number): number;
+  /** `ZSTD_decompress(dst, dstCapacity, src, srcSize)`. */
+  decompress(dst: number, dstCapacity: number, src: number, srcSize: number): number;
+}
+
+/** libzstd called `abort()` or `exit()`: the instance must not be used again. */
+export class WasmAbort extends Error {}
+
+/** The most memory the module may grow to (it is compiled for a 2 GiB heap). */
+const MAX_HEAP = 2 ** 31;
+const PAGE = 65536;
+
+/** Bytes from base64 (native `Uint8Array.fromBase64` where present). */
+export function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  const native = (Uint8Array as { fromBase64?: (s: string) => Uint8Array<ArrayBuffer> }).fromBase64;
+  if (typeof native === "function") return native(text);
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+type Decompressor = new (format: "gzip") => TransformStream<Uint8Array, Uint8Array>;
+
+/** Inflates gzip data with the platform's `DecompressionStream` (browsers, Node >= 18, Deno, Bun). */
+export async function gunzip(data: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  const Native = (globalThis as { DecompressionStream?: Decompressor }).DecompressionStream;
+  if (typeof Native !== "function") {
+    throw new Error("this JavaScript engine has no DecompressionStream to unpack it");
+  }
+  const stream = new Native("gzip");
+  const writer = stream.writable.getWriter();
+  // Errors surface on the reader; the writer's promises are only observed.
+  writer.write(data).catch(() => {});
+  writer.close().catch(() => {});
+  const reader = stream.readable.getReader();
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    total += value.length;
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+type Fn = (...args: number[]) => number;
+
+function exported<T>(exports: WebAssembly.Exports, name: string, kind: "function" | "memory"): T {
+  const value = exports[name];
+  const ok = kind === "memory" ? value instanceof WebAssembly.Memory : typeof value === "function";
+  if (!ok) throw new Error(`the zstd WebAssembly module has no ${kind} export "${name}"`);
+  return value as T;
+}
+
+/**
+ * Compiles and instantiates the module from its bytes and checks that the
+ * mapped exports behave as libzstd's (`ZSTD_compressBound`, `ZSTD_isError`).
+ */
+export async function instantiateZstd(bytes: Uint8Array<ArrayBuffer>): Promise<ZstdWasm> {
+  let memory: WebAssembly.Memory | undefined;
+  const fail = (what: string) => () => {
+    throw new WasmAbort(`libzstd called ${what}`);
+  };
+  const imports = {
+    a: {
+      a: fail("exit()"), // proc_exit
+      b: () => {}, // emscripten_runtime_keepalive_clear
+      c: fail("abort()"), // _abort_js
+      d: () => 0, // _setitimer_js (libzstd sets no timers)
+      // emscripten_resize_heap(requested): grow the memory to at least
+      // `requested` bytes (by at least a fifth, to amortize), 1 on success.
+      e: (requested: number) => {
+        if (!memory) return 0;
+        requested >>>= 0;
+        if (requested > MAX_HEAP) return 0;
+        const old = memory.buffer.byteLength;
+        for (const extra of [0.2, 0.1, 0.05, 0]) {
+          const wanted = Math.max(requested, Math.min(old * (1 + extra), requested + 96 * 2 ** 20));
+          const size = Math.min(MAX_HEAP, Math.ceil(wanted / PAGE) * PAGE);
+          try {
+            memory.grow(Math.max(0, (size - old) / PAGE));
+            return 1;
+          } catch {
+            // try a smaller step
+          }
+        }
+        return 0;
+      },
+    },
+  };
+  const { instance } = await WebAssembly.instantiate(bytes, imports);
+  const x = instance.exports;
+  memory = exported<WebAssembly.Memory>(x, "f", "memory");
+  const zstd: ZstdWasm = {
+    memory,
+    isError: exported<Fn>(x, "h", "function"),
+    compressBound: exported<Fn>(x, "i", "function"),
+    compress: exported<Fn>(x, "m", "function"),
+    decompress: exported<Fn>(x, "r", "function"),
+    malloc: exported<Fn>(x, "s", "function"),
+    free: exported<Fn>(x, "t", "function"),
+  };
+  exported<Fn>(x, "g", "function")(); // __wasm_call_ctors
+  // ZSTD_COMPRESSBOUND(1000) = 1000 + 1000/256 + (128 KiB - 1000)/2048; (size_t)-1 is an error.
+  if (zstd.compressBound(1000) !== 1066 || zstd.isError(-1) !== 1 || zstd.isError(0) !== 0) {
+    throw new Error("the zstd WebAssembly module does not behave as libzstd (wrong build?)");
+  }
+  return zstd;
+}
