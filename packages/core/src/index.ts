@@ -1,5 +1,5 @@
 /**
- * @zarr/core: the Zarr v3 array model, store interface and extension registry.
+ * @zarr/core: open, create and read or write Zarr arrays and groups.
  *
  * ```ts
  * import { MemoryStore, createArray, openArray, slice } from "@zarr/core";
@@ -9,74 +9,107 @@
  * const { data, shape } = await (await openArray(store, "temps")).get([0, slice(0, 5)]);
  * ```
  *
+ * This entry holds what applications call. Codecs and stores are registered
+ * here too, eagerly or lazily:
+ *
+ * ```ts
+ * import { registerCodec } from "@zarr/core";
+ * registerCodec("zstd", { load: () => import("@zarr/codec-zstd").then((m) => m.zstdCodec) });
+ * ```
+ *
+ * Other entries, by audience: `@zarr/core/store` (store authors: store
+ * interfaces, helpers and the conformance suite), `@zarr/core/codec` (codec
+ * authors: codec contracts and helpers), `@zarr/core/builtin-codecs` (core's own
+ * codecs and the `ShardIndexCache`) and `@zarr/core/internal` (for this
+ * repository's packages, with no semver promise).
+ *
+ * This entry must not re-export a module that core loads with dynamic `import()`
+ * (built-in transpose, crc32c, vlen and sharding codecs, ...): a bundler would
+ * then load it up front. `tools/packaging/api/` snapshots what it exports.
+ *
  * @packageDocumentation
  */
 
-export * from "./chunk-grid/regular.js";
-export * from "./chunk-key/encodings.js";
-export { transposeCodec } from "./codecs/array-array/transpose.js";
-export { bytesCodec } from "./codecs/array-bytes/bytes.js";
-export { crc32c, crc32cCodec } from "./codecs/bytes-bytes/crc32c.js";
-export {
-  type ChunkTarget,
-  chunkByteSpan,
-  copyChunk,
-  DecodeBuffers,
-  decodeChunkTo,
-} from "./codecs/decode-to.js";
+export { ZarrArray } from "./array/array.js";
+export type { ArrayValue, GetOptions, ReadOptions, SetOptions } from "./array/types.js";
 export {
   DEFAULT_DECODE_LIMITS,
   type DecodeLimits,
   getDecodeLimits,
-  metadataRead,
   setDecodeLimits,
 } from "./codecs/limits.js";
-export { type CodecJson, CodecPipeline, codecFactory, parseCodecJson } from "./codecs/pipeline.js";
-export type * from "./codecs/types.js";
-export * from "./dtypes/index.js";
-export type * from "./dtypes/types.js";
-export * from "./errors.js";
+export type { NDArray } from "./codecs/types.js";
+export type {
+  BuiltinDataTypeName,
+  DataArrayOf,
+  DataTypeMap,
+  DataTypeName,
+  DataTypeSpec,
+  RawDataTypeName,
+  ScalarOf,
+} from "./dtypes/type-map.js";
+export type {
+  DataArray,
+  DataType,
+  DataTypeKind,
+  FillValue,
+  JsonObject,
+  JsonValue,
+  Scalar,
+  TypedArray,
+} from "./dtypes/types.js";
 export {
-  type ArrayParts,
-  type ArrayValue,
-  type GetOptions,
-  gridCoords,
-  type ReadOptions,
-  type SetOptions,
-  ZarrArray,
-} from "./hierarchy/array.js";
+  AbortError,
+  CodecError,
+  ContainsNodeError,
+  IndexError,
+  InvalidKeyError,
+  MetadataError,
+  NodeNotFoundError,
+  NotRegisteredError,
+  StoreCapabilityError,
+  StoreError,
+  UnsupportedError,
+  ValueError,
+  ValueTooLargeError,
+  ZarrError,
+  type ZarrErrorOptions,
+} from "./errors.js";
 export {
-  type CreateNodeRequest,
-  Group,
-  type GroupContext,
-  type HierarchyNode,
-} from "./hierarchy/group.js";
-export {
-  buildArrayParts,
   type CreateArrayOptions,
   type CreateGroupOptions,
   consolidate,
   createArray,
   createGroup,
   eraseNode,
+} from "./hierarchy/create.js";
+export { Group, type HierarchyNode } from "./hierarchy/group.js";
+export {
   exists,
-  keepsEveryChunk,
-  type NodeFormat,
-  nodeFormatRegistry,
+  type OpenArrayOptions,
   type OpenOptions,
   open,
   openArray,
   openGroup,
-  V2_FILL_VALUE_FIELD,
-  v3GroupContext,
-} from "./hierarchy/node.js";
-export { childKey, nodeName, nodePrefix, parentPath } from "./hierarchy/paths.js";
-export * from "./indexing/index.js";
-export * from "./json.js";
-export * from "./metadata/index.js";
-export * from "./registry/index.js";
-export { ShardIndexCache } from "./sharding/index-cache.js";
-export * from "./store/index.js";
-export type * from "./store/types.js";
-export { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "./util/concurrency.js";
-export type { ChunkCodecContext, ChunkCodecWorkers } from "./workers/types.js";
+} from "./hierarchy/open.js";
+export {
+  type DimSelection,
+  ELLIPSIS,
+  type Selection,
+  Slice,
+  slice,
+} from "./indexing/index.js";
+export {
+  type Registration,
+  registerCodec,
+  registerDataType,
+  registerStore,
+} from "./registry/index.js";
+export {
+  CountingStore,
+  InvalidRangeError,
+  MemoryStore,
+  openStore,
+  type StoreCounts,
+} from "./store/index.js";
+export type { AnyStore, Store, StoreOptions } from "./store/types.js";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { JsonObject, JsonValue } from "./dtypes/types.js";
+import type { JsonValue } from "./dtypes/types.js";
 import { MetadataError } from "./errors.js";
 
 const utf8Encoder = new TextEncoder();

@@ -5,15 +5,15 @@
  * transposed chunks, negative steps and every element width.
  */
 import {
-  type ChunkSpec,
   createArray,
-  type DataArray,
+  type DataArrayOf,
   type GetOptions,
   type JsonObject,
   MemoryStore,
   type NDArray,
   slice,
 } from "@zarr/core";
+import type { ChunkSpec } from "@zarr/core/codec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
@@ -97,7 +97,7 @@ describe("array fast paths (results identical to an element-wise model)", () => 
         for (let k = 0; k < boxN * dt.width; k++) value[k] = dt.make(k + c.seed);
         await a.set(
           lo.map((l, d) => slice(l, hi[d])),
-          value as unknown as DataArray,
+          value as unknown as DataArrayOf<typeof dt.name>,
         );
         const mstrides = shape.map((_, d) => shape.slice(d + 1).reduce((x, y) => x * y, 1));
         const bstrides = boxShape.map((_, d) => boxShape.slice(d + 1).reduce((x, y) => x * y, 1));

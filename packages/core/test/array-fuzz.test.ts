@@ -11,11 +11,11 @@ import {
   createArray,
   type JsonValue,
   MemoryStore,
-  resolveStore,
   Slice,
   slice,
   ValueError,
 } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

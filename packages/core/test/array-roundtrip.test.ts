@@ -4,12 +4,13 @@
 // arrays and both chunk key encodings (v3 core: "Chunk key encoding").
 import {
   createArray,
-  type DataArray,
+  type DataArrayOf,
+  type DataTypeName,
   type JsonValue,
   MemoryStore,
   openArray,
-  resolveDataType,
 } from "@zarr/core";
+import { resolveDataType } from "@zarr/core/internal";
 import { describe, expect, it } from "vitest";
 
 const CORE_TYPES = [
@@ -33,7 +34,7 @@ const CORE_TYPES = [
 ] as const;
 
 /** Deterministic element values of each type, as slots of its in-memory array. */
-function sample(dataTypeName: string, n: number): DataArray {
+function sample<D extends DataTypeName>(dataTypeName: D, n: number): DataArrayOf<D> {
   const dt = resolveDataType(dataTypeName, "test");
   const data = dt.allocate(n);
   const slots = n * dt.width;
@@ -47,7 +48,7 @@ function sample(dataTypeName: string, n: number): DataArray {
     else if (dt.kind === "int") (data as Int32Array)[i] = v - 125;
     else (data as Uint8Array)[i] = v;
   }
-  return data;
+  return data as DataArrayOf<D>;
 }
 
 const SHAPES: { shape: number[]; chunks: number[] }[] = [

@@ -108,6 +108,7 @@ describe("writes", () => {
   it("rejects values of the wrong shape, type or range", async () => {
     const a = await createArray(new MemoryStore(), "a", { shape: [4], dataType: "uint8" });
     await expect(a.set(null, new Uint8Array(3))).rejects.toBeInstanceOf(ValueError);
+    // @ts-expect-error a Float32Array into a uint8 array: a type error, and a ValueError at run time
     await expect(a.set(null, new Float32Array(4))).rejects.toBeInstanceOf(ValueError);
     await expect(a.set(null, 300)).rejects.toBeInstanceOf(ValueError);
     await expect(a.set(null, { data: new Uint8Array(4), shape: [2, 2] })).rejects.toBeInstanceOf(

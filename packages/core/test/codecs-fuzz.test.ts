@@ -3,16 +3,10 @@
 // Every input either decodes to the right value or fails with a CodecError;
 // nothing else is thrown, nothing allocates beyond the chunk shape, and no case
 // takes long. FUZZ_RUNS raises the number of cases (`pnpm fuzz`).
-import {
-  type ChunkSpec,
-  CodecError,
-  CodecPipeline,
-  crc32c,
-  type DataArray,
-  type JsonValue,
-  resolveDataType,
-  ZarrError,
-} from "@zarr/core";
+import { CodecError, type DataArray, type JsonValue, ZarrError } from "@zarr/core";
+import { crc32c } from "@zarr/core/builtin-codecs";
+import { type ChunkSpec, CodecPipeline } from "@zarr/core/codec";
+import { resolveDataType } from "@zarr/core/internal";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

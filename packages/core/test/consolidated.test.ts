@@ -11,9 +11,9 @@ import {
   MemoryStore,
   open,
   openGroup,
-  parseJson,
   type ZarrArray,
 } from "@zarr/core";
+import { parseJson } from "@zarr/core/internal";
 import {
   fixturesSkipReason,
   haveFixtures,

@@ -7,11 +7,9 @@
  * reads into a caller's `out` array.
  */
 import {
-  type BytesToBytesCodec,
   CodecError,
-  type CodecFactory,
   createArray,
-  type DataArray,
+  type DataArrayOf,
   type JsonObject,
   MemoryStore,
   registerCodec,
@@ -19,6 +17,7 @@ import {
   slice,
   ValueError,
 } from "@zarr/core";
+import type { BytesToBytesCodec, CodecFactory } from "@zarr/core/codec";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -182,10 +181,10 @@ describe("decodeInto (v3 core: codecs, bytes -> bytes decode)", () => {
         const value = into.dataType.allocate(boxN) as unknown as number[];
         for (let k = 0; k < boxN * dt.width; k++) value[k] = dt.make(k + c.seed);
         const box = lo.map((l, d) => slice(l, hi[d]));
-        await into.set(box, value as unknown as DataArray);
-        await plain.set(box, value as unknown as DataArray);
-        await range.set(box, value as unknown as DataArray);
-        await raw.set(box, value as unknown as DataArray);
+        await into.set(box, value as unknown as DataArrayOf<typeof dt.name>);
+        await plain.set(box, value as unknown as DataArrayOf<typeof dt.name>);
+        await range.set(box, value as unknown as DataArrayOf<typeof dt.name>);
+        await raw.set(box, value as unknown as DataArrayOf<typeof dt.name>);
         const selection: Selection = sel.map((s, d) =>
           s.int ? ((s.a % shape[d]) + shape[d]) % shape[d] : slice(s.a, s.b, s.step),
         );
@@ -205,7 +204,9 @@ describe("decodeInto (v3 core: codecs, bytes -> bytes decode)", () => {
           );
           if (ArrayBuffer.isView(a.data) && seen.targets.has(a.data.buffer)) inPlace++;
           // Into a caller's array full of leftovers: every element is written, fill included.
-          const out = into.dataType.allocate(b.shape.reduce((n, s) => n * s, 1));
+          const out = into.dataType.allocate(b.shape.reduce((n, s) => n * s, 1)) as DataArrayOf<
+            typeof dt.name
+          >;
           (out as unknown as { fill(v: number): void }).fill(99);
           const r = await into.get(q, { out });
           expect(r.data).toBe(out);
@@ -250,6 +251,7 @@ describe("decodeInto (v3 core: codecs, bytes -> bytes decode)", () => {
     await expect(a.get(null, { out: short })).rejects.toThrow(ValueError);
     await expect(a.get(null, { out: short })).rejects.toThrow(/Int16Array of 6 slots/);
     expect(Array.from(short)).toEqual([-9, -9, -9, -9, -9]);
+    // @ts-expect-error the wrong kind of array is a type error, and a ValueError at run time
     await expect(a.get(null, { out: new Uint16Array(6) })).rejects.toThrow(ValueError);
     const r = await a.get(slice(1, 6, 2), { out: new Int16Array(3) });
     expect(Array.from(r.data as Int16Array)).toEqual([3, 3, 3]);

@@ -1,15 +1,13 @@
 import {
   type DataArray,
   type DataType,
-  dataTypeRegistry,
-  getBuiltinDataType,
   type JsonValue,
   MetadataError,
   NotRegisteredError,
   registerDataType,
-  resolveDataType,
   ValueError,
 } from "@zarr/core";
+import { dataTypeRegistry, getBuiltinDataType, resolveDataType } from "@zarr/core/internal";
 import { findPython, pythonSkipReason, runPython } from "@zarr/test-utils";
 import { afterEach, describe, expect, it } from "vitest";
 

@@ -4,7 +4,7 @@ import {
   float32BitsToFloat16Bits,
   float64ToFloat16Bits,
   roundToFloat16,
-} from "@zarr/core";
+} from "@zarr/core/codec";
 import { findPython, pythonSkipReason, runPython } from "@zarr/test-utils";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { createArray, type JsonValue, MemoryStore, resolveDataType } from "@zarr/core";
+import { createArray, type JsonValue, MemoryStore } from "@zarr/core";
+import { resolveDataType } from "@zarr/core/internal";
 import { findPython, pythonSkipReason, runPython } from "@zarr/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
 

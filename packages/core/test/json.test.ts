@@ -1,4 +1,5 @@
-import { encodeJson, MetadataError, parseJson, stringifyJson } from "@zarr/core";
+import { MetadataError } from "@zarr/core";
+import { encodeJson, parseJson, stringifyJson } from "@zarr/core/internal";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

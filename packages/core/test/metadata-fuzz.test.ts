@@ -4,18 +4,14 @@
 // serializes and re-parses to the same metadata, and opens or fails cleanly)
 // or fails with a ZarrError naming the document. FUZZ_RUNS raises the number
 // of cases (`pnpm fuzz`).
+import { type JsonObject, type JsonValue, MemoryStore, open, ZarrError } from "@zarr/core";
 import {
   encodeMetadata,
-  type JsonObject,
-  type JsonValue,
-  MemoryStore,
   type NodeMetadataV3,
-  open,
   parseNodeMetadataV3,
   serializeArrayMetadataV3,
   serializeGroupMetadataV3,
-  ZarrError,
-} from "@zarr/core";
+} from "@zarr/core/internal";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

@@ -1,15 +1,18 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import {
-  type ArrayMetadataV3,
-  chunkPrefix,
-  encodeMetadata,
   InvalidKeyError,
   type JsonObject,
   type JsonValue,
   MetadataError,
-  metadataKey,
   NotRegisteredError,
+  UnsupportedError,
+} from "@zarr/core";
+import {
+  type ArrayMetadataV3,
+  chunkPrefix,
+  encodeMetadata,
+  metadataKey,
   normalizePath,
   parseArrayMetadataV3,
   parseGroupMetadataV3,
@@ -17,9 +20,8 @@ import {
   parseNodeMetadataV3,
   serializeArrayMetadataV3,
   serializeGroupMetadataV3,
-  UnsupportedError,
   validateNodeName,
-} from "@zarr/core";
+} from "@zarr/core/internal";
 import { fixturesSkipReason, haveFixtures, zarritaFixtures } from "@zarr/test-utils";
 import { describe, expect, it } from "vitest";
 

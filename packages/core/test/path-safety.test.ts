@@ -12,14 +12,13 @@ import {
   eraseNode,
   exists,
   InvalidKeyError,
-  isValidKey,
   MemoryStore,
   open,
   openArray,
   openGroup,
-  resolveStore,
   type Store,
 } from "@zarr/core";
+import { isValidKey, resolveStore } from "@zarr/core/store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

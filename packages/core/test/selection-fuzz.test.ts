@@ -8,13 +8,11 @@ import {
   type DimSelection,
   ELLIPSIS,
   IndexError,
-  type NormalizedDim,
-  normalizeSelection,
-  parseSelection,
   type Selection,
   Slice,
   UnsupportedError,
 } from "@zarr/core";
+import { type NormalizedDim, normalizeSelection, parseSelection } from "@zarr/core/internal";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

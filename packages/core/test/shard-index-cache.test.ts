@@ -4,7 +4,8 @@
  * through the same cache drop the index of the shard they replace; stores
  * with the same keys never share entries; the cache is bounded.
  */
-import { CountingStore, createArray, MemoryStore, ShardIndexCache, slice } from "@zarr/core";
+import { CountingStore, createArray, MemoryStore, slice } from "@zarr/core";
+import { ShardIndexCache } from "@zarr/core/builtin-codecs";
 import { describe, expect, it } from "vitest";
 
 async function shardedArray(store: CountingStore | MemoryStore, name = "s") {

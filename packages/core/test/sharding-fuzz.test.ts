@@ -5,16 +5,10 @@
 // what an independent reference decoder says, or fail with a CodecError; an
 // index that claims more bytes than exist fails before anything is allocated.
 // FUZZ_RUNS raises the number of cases (`pnpm fuzz`).
-import {
-  type ByteGetter,
-  type ByteRange,
-  type ChunkRegion,
-  CodecError,
-  CodecPipeline,
-  type JsonValue,
-  rangeBounds,
-  uint16,
-} from "@zarr/core";
+import { CodecError, type JsonValue } from "@zarr/core";
+import { type ByteGetter, type ChunkRegion, CodecPipeline } from "@zarr/core/codec";
+import { uint16 } from "@zarr/core/internal";
+import { type ByteRange, rangeBounds } from "@zarr/core/store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

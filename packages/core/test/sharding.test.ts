@@ -15,9 +15,9 @@ import {
   MetadataError,
   openArray,
   registerCodec,
-  resolveDataType,
   slice,
 } from "@zarr/core";
+import { resolveDataType } from "@zarr/core/internal";
 import { findPython, pythonSkipReason, runPython } from "@zarr/test-utils";
 import { afterAll, describe, expect, it } from "vitest";
 

@@ -1,5 +1,10 @@
-import { type AnyStore, type ByteRange, MemoryStore, sliceRange } from "@zarr/core";
-import { type ConformanceCase, storeConformanceCases } from "@zarr/core/testing";
+import { type AnyStore, MemoryStore } from "@zarr/core";
+import {
+  type ByteRange,
+  type ConformanceCase,
+  sliceRange,
+  storeConformanceCases,
+} from "@zarr/core/store";
 import { describe, expect, it } from "vitest";
 
 // The suite itself must fail on stores that break the v3 abstract store

@@ -1,5 +1,6 @@
 import { posix } from "node:path";
-import { InvalidKeyError, isValidKey, validateKey, validatePrefix } from "@zarr/core";
+import { InvalidKeyError } from "@zarr/core";
+import { isValidKey, validateKey, validatePrefix } from "@zarr/core/store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

@@ -1,6 +1,7 @@
-import type { AnyStore, ByteRange, StoreOptions } from "@zarr/core";
-import { InvalidKeyError, MemoryStore, resolveStore, sliceRange } from "@zarr/core";
-import { storeConformanceCases } from "@zarr/core/testing";
+import type { AnyStore, StoreOptions } from "@zarr/core";
+import { InvalidKeyError, MemoryStore } from "@zarr/core";
+import type { ByteRange } from "@zarr/core/store";
+import { resolveStore, sliceRange, storeConformanceCases } from "@zarr/core/store";
 import { describe, expect, it } from "vitest";
 
 // v3 core: "Abstract store interface" — the shared suite, on MemoryStore and on

@@ -1,6 +1,7 @@
 // Option checks for store authors: prefixes are validated like keys (no
 // climbing out of the bucket or directory), integer options are bounded.
-import { integerOption, normalizeStorePrefix, StoreError } from "@zarr/core";
+import { StoreError } from "@zarr/core";
+import { integerOption, normalizeStorePrefix } from "@zarr/core/store";
 import { describe, expect, it } from "vitest";
 
 describe("normalizeStorePrefix", () => {

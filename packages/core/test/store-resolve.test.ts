@@ -1,16 +1,18 @@
 import {
   AbortError,
   type AnyStore,
-  type ByteRange,
   InvalidRangeError,
   MemoryStore,
-  rangeBounds,
-  resolveStore,
   StoreCapabilityError,
   StoreError,
+} from "@zarr/core";
+import {
+  type ByteRange,
+  rangeBounds,
+  resolveStore,
   sliceRange,
   validateRange,
-} from "@zarr/core";
+} from "@zarr/core/store";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 

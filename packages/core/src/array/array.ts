@@ -12,7 +12,13 @@
 import type { ChunkKeyEncoding } from "../chunk-key/encodings.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
 import type { ChunkSpec, NDArray } from "../codecs/types.js";
-import type { DataArray, DataType, FillValue, JsonObject, Scalar } from "../dtypes/types.js";
+import {
+  type DataArrayOf,
+  type DataTypeName,
+  type ScalarOf,
+  sameDataTypeName,
+} from "../dtypes/type-map.js";
+import type { DataType, FillValue, JsonObject } from "../dtypes/types.js";
 import { throwIfAborted } from "../errors.js";
 import type { Selection } from "../indexing/index.js";
 import type { ArrayMetadataV3 } from "../metadata/index.js";
@@ -23,8 +29,29 @@ import { ArrayContext, arrayDefaults, product } from "./context.js";
 import { readSelection } from "./read.js";
 import type { ArrayParts, ArrayValue, GetOptions, ReadOptions, SetOptions } from "./types.js";
 
-/** A Zarr array in a store. Create with `createArray` or open with `openArray`/`open`. */
-export class ZarrArray {
+/**
+ * A Zarr array in a store. Create with `createArray` or open with `openArray`/`open`.
+ *
+ * `D` is the data type name when it is known statically: `createArray` infers
+ * it from a literal `dataType`, `openArray(store, path, { dtype })` checks it,
+ * and {@link ZarrArray.is} narrows an array opened without one. Reads then
+ * return the data type's array (`Float32Array` for `"float32"`, `string[]` for
+ * `"string"`, see `DataTypeMap`) and writes take its values; a plain
+ * `ZarrArray` (data type unknown) uses the union `DataArray`.
+ *
+ * @typeParam D - The data type name (`"float32"`, `"int64"`, `"r24"`, ...),
+ *   or `DataTypeName` (the default) when unknown.
+ * @example
+ * ```ts
+ * import { MemoryStore, createArray, openArray, slice } from "@zarr/core";
+ * const store = new MemoryStore();
+ * const a = await createArray(store, "counts", { shape: [4, 4], dataType: "int64", chunkShape: [2, 2] });
+ * await a.set([0, slice(0, 2)], 7n); // a ZarrArray<"int64"> takes bigints
+ * const b = await openArray(store, "counts", { dtype: "int64" });
+ * const { data } = await b.get([0, null]); // data: BigInt64Array
+ * ```
+ */
+export class ZarrArray<D extends DataTypeName = DataTypeName> {
   /**
    * The worker pool used when an operation does not pass `workers`
    * (`undefined`: codecs run on the calling thread). `@zarr/workers/register`
@@ -117,19 +144,41 @@ export class ZarrArray {
     return this.#ctx.chunkSpec;
   }
 
+  /**
+   * True when the elements are of data type `dataType` (or an alias of it:
+   * `"string"` and `"variable_length_utf8"`, `"bytes"` and
+   * `"variable_length_bytes"`). A type guard: it narrows an array opened
+   * without `dtype` to `ZarrArray<typeof dataType>`.
+   *
+   * @param dataType - A data type name, e.g. `"float32"`.
+   * @example
+   * ```ts
+   * const a = await openArray(store, "temps");
+   * if (a.is("float32")) {
+   *   const { data } = await a.get(); // data: Float32Array
+   * }
+   * ```
+   */
+  is<N extends DataTypeName>(dataType: N): this is ZarrArray<N> {
+    return sameDataTypeName(this.dataType.name, dataType);
+  }
+
   /** Reads and decodes one chunk; `undefined` when it is not stored (it reads as the fill value). */
-  getChunk(coords: readonly number[], options: GetOptions = {}): Promise<NDArray | undefined> {
+  getChunk(
+    coords: readonly number[],
+    options: GetOptions = {},
+  ): Promise<NDArray<DataArrayOf<D>> | undefined> {
     const ctx = this.#ctx;
     return guardAllocation(this.path, "reading a chunk", async () => {
       ctx.checkCoords(coords);
-      return ctx.readChunk(coords, options);
+      return ctx.readChunk(coords, options) as Promise<NDArray<DataArrayOf<D>> | undefined>;
     });
   }
 
   /** Encodes and stores one whole chunk (C order, of `chunkShape`). */
   setChunk(
     coords: readonly number[],
-    chunk: Pick<NDArray, "data">,
+    chunk: Pick<NDArray<DataArrayOf<D>>, "data">,
     options: SetOptions = {},
   ): Promise<void> {
     return guardAllocation(this.path, "writing a chunk", async () =>
@@ -142,9 +191,11 @@ export class ZarrArray {
    * integer or boolean arrays per dimension). Integer-indexed dimensions are
    * dropped from the result, as in NumPy. The result is C order.
    */
-  get(selection?: Selection, options: ReadOptions = {}): Promise<NDArray> {
-    return guardAllocation(this.path, "this read", () =>
-      readSelection(this.#ctx, selection, options),
+  get(selection?: Selection, options: ReadOptions<D> = {}): Promise<NDArray<DataArrayOf<D>>> {
+    return guardAllocation(
+      this.path,
+      "this read",
+      () => readSelection(this.#ctx, selection, options) as Promise<NDArray<DataArrayOf<D>>>,
     );
   }
 
@@ -154,7 +205,7 @@ export class ZarrArray {
    * Partially covered chunks are read, modified and written back; chunks that
    * end up equal to the fill value are erased unless `writeEmptyChunks`.
    */
-  set(selection: Selection, value: ArrayValue, options: SetOptions = {}): Promise<void> {
+  set(selection: Selection, value: ArrayValue<D>, options: SetOptions = {}): Promise<void> {
     return guardAllocation(this.path, "this write", async () =>
       (await import("./write.js")).writeSelection(this.#ctx, selection, value, options),
     );
@@ -168,16 +219,21 @@ export class ZarrArray {
   getCoordinates(
     coords: readonly (readonly number[] | Int32Array)[],
     options: GetOptions = {},
-  ): Promise<NDArray> {
-    return guardAllocation(this.path, "this read", async () =>
-      (await import("./coordinates.js")).readCoordinates(this.#ctx, coords, options),
+  ): Promise<NDArray<DataArrayOf<D>>> {
+    return guardAllocation(
+      this.path,
+      "this read",
+      async () =>
+        (await import("./coordinates.js")).readCoordinates(this.#ctx, coords, options) as Promise<
+          NDArray<DataArrayOf<D>>
+        >,
     );
   }
 
   /** Writes `value` (a scalar, or one element per point) at the points of a coordinate selection. */
   setCoordinates(
     coords: readonly (readonly number[] | Int32Array)[],
-    value: Scalar | DataArray,
+    value: ScalarOf<D> | DataArrayOf<D>,
     options: SetOptions = {},
   ): Promise<void> {
     return guardAllocation(this.path, "this write", async () =>

@@ -10,7 +10,8 @@ import type { ChunkKeyEncoding } from "../chunk-key/encodings.js";
 import type { DecodeLimits } from "../codecs/limits.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
 import type { CoalesceOptions, NDArray } from "../codecs/types.js";
-import type { DataArray, DataType, FillValue, Scalar } from "../dtypes/types.js";
+import type { DataArrayOf, DataTypeName, ScalarOf } from "../dtypes/type-map.js";
+import type { DataType, FillValue } from "../dtypes/types.js";
 import type { ArrayMetadataV3 } from "../metadata/index.js";
 import type { ShardIndexCache } from "../sharding/index-cache.js";
 import type { Store } from "../store/types.js";
@@ -43,15 +44,15 @@ export interface GetOptions {
   shardIndexCache?: ShardIndexCache;
 }
 
-/** Options of `ZarrArray.get`. */
-export interface ReadOptions extends GetOptions {
+/** Options of `ZarrArray.get` on an array of data type `D`. */
+export interface ReadOptions<D extends DataTypeName = DataTypeName> extends GetOptions {
   /**
    * Read into this array instead of a new one (e.g. to reuse memory across
    * reads): the selection's element count in the data type's array kind
    * (`Float32Array` for float32, ...), C order. Every element is written. The
    * result's `data` is this array.
    */
-  out?: DataArray;
+  out?: DataArrayOf<D>;
 }
 
 /** Options of `ZarrArray.set`. */
@@ -63,12 +64,16 @@ export interface SetOptions extends GetOptions {
   writeEmptyChunks?: boolean;
 }
 
-/** A value accepted by `ZarrArray.set`: a scalar broadcast to the selection, a flat C-order array, or an NDArray. */
-export type ArrayValue =
-  | Scalar
-  | DataArray
-  | Pick<NDArray, "data" | "shape">
-  | Partial<Pick<NDArray, "stride">>;
+/**
+ * A value accepted by `ZarrArray.set` on an array of data type `D`: a scalar
+ * broadcast to the selection ({@link ScalarOf}), a flat C-order array
+ * ({@link DataArrayOf}), or an NDArray-like `{data, shape, stride?}` of it.
+ */
+export type ArrayValue<D extends DataTypeName = DataTypeName> =
+  | ScalarOf<D>
+  | DataArrayOf<D>
+  | (Pick<NDArray<DataArrayOf<D>>, "data" | "shape"> &
+      Partial<Pick<NDArray<DataArrayOf<D>>, "stride">>);
 
 /** The parts of an array's definition that are derived from its metadata. */
 export interface ArrayParts {

@@ -13,7 +13,11 @@
 
 import { throwIfAborted } from "../errors.js";
 
-/** Bounds on variable-size data and metadata documents. */
+/**
+ * Bounds on variable-size data and metadata documents, in bytes. Set them for
+ * the process with {@link setDecodeLimits}, or per read with the
+ * `decodeLimits` option (any subset of the fields).
+ */
 export interface DecodeLimits {
   /**
    * The most bytes one element of a variable-size data type (its encoded
@@ -40,7 +44,7 @@ export interface DecodeLimits {
   readonly maxBytesInFlight: number;
 }
 
-/** The limits a fresh process starts with. */
+/** The limits a fresh process starts with: 1 MiB, 256 MiB, 64 MiB and 256 MiB. */
 export const DEFAULT_DECODE_LIMITS: DecodeLimits = Object.freeze({
   maxElementBytes: 1 << 20,
   maxChunkBytes: 256 << 20,
@@ -66,14 +70,35 @@ function checked(limits: Partial<DecodeLimits>, base: DecodeLimits): DecodeLimit
  * or chunks; a decode that would pass them fails with a `CodecError` that
  * names the limit.
  *
+ * @param limits - The limits to set, in bytes; each a positive safe integer.
+ *   Fields left out take their {@link DEFAULT_DECODE_LIMITS} value (not the
+ *   current one), so `setDecodeLimits({})` restores the defaults.
+ * @throws `RangeError` when a given limit is not a positive safe integer (the
+ *   limits in force are then unchanged).
+ *
  * @example
+ * ```ts
+ * import { setDecodeLimits } from "@zarr/core";
  * setDecodeLimits({ maxElementBytes: 64 << 20 }); // strings of up to 64 MiB
+ * ```
  */
 export function setDecodeLimits(limits: Partial<DecodeLimits>): void {
   current = checked(limits, DEFAULT_DECODE_LIMITS);
 }
 
-/** The process-wide decode limits. */
+/**
+ * The process-wide decode limits: {@link DEFAULT_DECODE_LIMITS} or what
+ * {@link setDecodeLimits} last set.
+ *
+ * @returns The limits in force, a frozen object.
+ *
+ * @example
+ * ```ts
+ * import { getDecodeLimits, setDecodeLimits } from "@zarr/core";
+ * const { maxChunkBytes } = getDecodeLimits();
+ * setDecodeLimits({ ...getDecodeLimits(), maxChunkBytes: 2 * maxChunkBytes });
+ * ```
+ */
 export function getDecodeLimits(): DecodeLimits {
   return current;
 }

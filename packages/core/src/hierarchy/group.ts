@@ -6,6 +6,7 @@
  */
 
 import type { ZarrArray } from "../array/array.js";
+import type { DataTypeName } from "../dtypes/type-map.js";
 import type { JsonObject } from "../dtypes/types.js";
 import { NodeNotFoundError, throwIfAborted } from "../errors.js";
 import { encodeMetadata } from "../metadata/encode.js";
@@ -43,7 +44,17 @@ export type CreateNodeRequest =
 /** One node found by {@link Group.walk}. */
 export type HierarchyNode = ZarrArray | Group;
 
-/** A Zarr group in a store. Create with `createGroup` or open with `openGroup`/`open`. */
+/**
+ * A Zarr group in a store. Create with `createGroup` or open with `openGroup`/`open`.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore, createGroup } from "@zarr/core";
+ * const root = await createGroup(new MemoryStore(), "", { attributes: { title: "demo" } });
+ * await root.createArray("temps", { shape: [100], dataType: "float32", chunkShape: [10] });
+ * for await (const node of root.walk()) console.log(node.kind, node.path);
+ * ```
+ */
 export class Group {
   #meta: GroupMetadataV3;
 
@@ -84,12 +95,37 @@ export class Group {
     return childKey(this.path, relativeNodePath(name));
   }
 
-  /** Names of the child nodes, sorted. */
+  /**
+   * Names of the child nodes (arrays and groups directly below this one).
+   *
+   * @param options - `signal` cancels the call (an `AbortError`). Default: `{}`.
+   * @returns The names, sorted.
+   * @throws {@link StoreCapabilityError} when the store cannot list and the
+   *   group is not consolidated; {@link AbortError} when aborted.
+   *
+   * @example
+   * ```ts
+   * const names = await group.childNames(); // ["elevation", "temps"]
+   * ```
+   */
   async childNames(options: { signal?: AbortSignal } = {}): Promise<string[]> {
     return (await this.context.listChildren(this.store, this.path, options)).sort();
   }
 
-  /** Opens every child node. */
+  /**
+   * Opens every child node, in name order.
+   *
+   * @param options - `signal` cancels the call (an `AbortError`). Default: `{}`.
+   * @returns The child arrays and groups.
+   * @throws {@link StoreCapabilityError} when the store cannot list and the
+   *   group is not consolidated; {@link MetadataError} for a malformed child
+   *   document; {@link AbortError} when aborted.
+   *
+   * @example
+   * ```ts
+   * const arrays = (await group.children()).filter((n) => n.kind === "array");
+   * ```
+   */
   async children(options: { signal?: AbortSignal } = {}): Promise<HierarchyNode[]> {
     const names = await this.childNames(options);
     const nodes: HierarchyNode[] = [];
@@ -105,12 +141,44 @@ export class Group {
     return nodes;
   }
 
-  /** Opens the child node `name` (a relative path, may contain `/`). */
+  /**
+   * Opens the node at `name` below this group.
+   *
+   * @param name - A path relative to this group, e.g. `"temps"` or
+   *   `"run1/temps"`; outer slashes are ignored, and `.`, `..` and empty
+   *   segments are refused.
+   * @param options - `signal` cancels the call (an `AbortError`). Default: `{}`.
+   * @returns The array or group; check `kind` to tell them apart.
+   * @throws {@link NodeNotFoundError} when there is no node at `name`;
+   *   {@link InvalidKeyError} for an invalid `name`; {@link MetadataError} for a
+   *   malformed document; {@link AbortError} when aborted.
+   *
+   * @example
+   * ```ts
+   * const node = await group.get("run1/temps");
+   * if (node.kind === "array") console.log(node.shape);
+   * ```
+   */
   async get(name: string, options: { signal?: AbortSignal } = {}): Promise<HierarchyNode> {
     return this.context.openNode(this.store, this.#child(name), options);
   }
 
-  /** True when a node exists at the relative path `name`. */
+  /**
+   * Whether a node exists at `name` below this group.
+   *
+   * @param name - A path relative to this group, e.g. `"temps"` or
+   *   `"run1/temps"`; outer slashes are ignored, and `.`, `..` and empty
+   *   segments are refused.
+   * @param options - `signal` cancels the call (an `AbortError`). Default: `{}`.
+   * @returns `true` when an array or group is there.
+   * @throws {@link InvalidKeyError} for an invalid `name`; {@link MetadataError}
+   *   for a malformed document; {@link AbortError} when aborted.
+   *
+   * @example
+   * ```ts
+   * if (!(await group.contains("temps"))) await group.createArray("temps", { shape: [10], dataType: "int32" });
+   * ```
+   */
   async contains(name: string, options: { signal?: AbortSignal } = {}): Promise<boolean> {
     try {
       await this.get(name, options);
@@ -121,7 +189,25 @@ export class Group {
     }
   }
 
-  /** Every descendant, depth first, parents before children; `maxDepth` 1 = children only. */
+  /**
+   * Every descendant, depth first, parents before children, children in name
+   * order. Opens each node once; a group that is not consolidated lists the
+   * store at each level.
+   *
+   * @param options - `signal` cancels the walk (an `AbortError`); `maxDepth`
+   *   is how many levels to descend: 1 yields the children only. Default: all
+   *   levels.
+   * @returns An async iterator of the arrays and groups below this group.
+   * @throws {@link StoreCapabilityError} when the store cannot list and the
+   *   group is not consolidated; {@link AbortError} when aborted.
+   *
+   * @example
+   * ```ts
+   * for await (const node of group.walk({ maxDepth: 2 })) {
+   *   if (node.kind === "array") console.log(node.path, node.shape);
+   * }
+   * ```
+   */
   async *walk(
     options: { signal?: AbortSignal; maxDepth?: number } = {},
   ): AsyncGenerator<HierarchyNode> {
@@ -156,16 +242,60 @@ export class Group {
     return this.context.consolidated ?? false;
   }
 
-  /** Creates an array at the relative path `name` below this group. */
-  async createArray(name: string, options: CreateArrayOptions): Promise<ZarrArray> {
+  /**
+   * Creates an array at `name` below this group, as `createArray` does,
+   * with explicit groups for missing intermediate levels.
+   *
+   * @param name - A path relative to this group, e.g. `"temps"` or
+   *   `"run1/temps"`; outer slashes are ignored, and `.`, `..` and empty
+   *   segments are refused.
+   * @param options - Shape, data type, chunk shape, codecs and the rest; see
+   *   `CreateArrayOptions`.
+   * @returns The new array, typed by a literal `dataType` (`ZarrArray<"float32">`).
+   * @throws {@link ContainsNodeError} when a node exists there and `overwrite`
+   *   is not set; {@link MetadataError} for invalid options;
+   *   {@link InvalidKeyError} for an invalid `name`; {@link StoreCapabilityError} for a
+   *   read-only store.
+   *
+   * @example
+   * ```ts
+   * const temps = await group.createArray("temps", {
+   *   shape: [365, 180, 360],
+   *   dataType: "float32",
+   *   chunkShape: [1, 180, 360],
+   * });
+   * ```
+   */
+  async createArray<D extends DataTypeName = DataTypeName>(
+    name: string,
+    options: CreateArrayOptions<D>,
+  ): Promise<ZarrArray<D>> {
     const node = await this.context.createNode(this.store, this.#child(name), {
       kind: "array",
       options,
     });
-    return node as ZarrArray;
+    return node as ZarrArray<D>;
   }
 
-  /** Creates a group at the relative path `name` below this group. */
+  /**
+   * Creates a group at `name` below this group, as `createGroup` does, with
+   * explicit groups for missing intermediate levels.
+   *
+   * @param name - A path relative to this group, e.g. `"temps"` or
+   *   `"run1/temps"`; outer slashes are ignored, and `.`, `..` and empty
+   *   segments are refused.
+   * @param options - `attributes`, `overwrite` and `signal`; see
+   *   `CreateGroupOptions`. Default: `{}`.
+   * @returns The new group.
+   * @throws {@link ContainsNodeError} when a node exists there and `overwrite`
+   *   is not set; {@link InvalidKeyError} for an invalid `name`;
+   *   {@link StoreCapabilityError} for a read-only store.
+   *
+   * @example
+   * ```ts
+   * const run = await group.createGroup("run1", { attributes: { started: "2024-05-01" } });
+   * ```
+   */
   async createGroup(name: string, options: CreateGroupOptions = {}): Promise<Group> {
     const node = await this.context.createNode(this.store, this.#child(name), {
       kind: "group",
@@ -174,12 +304,41 @@ export class Group {
     return node as Group;
   }
 
-  /** Erases the child node `name` and everything below it. */
+  /**
+   * Erases the node at `name` and everything below it. Erasing where there is
+   * no node is not an error.
+   *
+   * @param name - A path relative to this group, e.g. `"temps"` or
+   *   `"run1/temps"`; outer slashes are ignored, and `.`, `..` and empty
+   *   segments are refused.
+   * @param options - `signal` cancels the call (an `AbortError`). Default: `{}`.
+   * @throws {@link InvalidKeyError} for an invalid `name`;
+   *   {@link StoreCapabilityError} for a store that cannot erase; {@link AbortError}
+   *   when aborted.
+   *
+   * @example
+   * ```ts
+   * await group.erase("scratch");
+   * ```
+   */
   async erase(name: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.context.eraseNode(this.store, this.#child(name), options);
   }
 
-  /** Replaces the user attributes and writes the metadata (an implicit group becomes explicit). */
+  /**
+   * Replaces the user attributes and writes the metadata (an implicit group
+   * becomes explicit).
+   *
+   * @param attributes - The new attributes, a JSON object; copied (shallowly).
+   * @param options - `signal` cancels the call (an `AbortError`). Default: `{}`.
+   * @throws {@link StoreCapabilityError} for a read-only store;
+   *   {@link AbortError} when aborted.
+   *
+   * @example
+   * ```ts
+   * await group.setAttributes({ title: "Daily temperatures", units: "K" });
+   * ```
+   */
   async setAttributes(
     attributes: JsonObject,
     options: { signal?: AbortSignal } = {},
@@ -190,7 +349,20 @@ export class Group {
     this.#meta = meta;
   }
 
-  /** Merges `attributes` into the user attributes and writes the metadata. */
+  /**
+   * Merges `attributes` into the user attributes (top-level keys replace
+   * existing ones) and writes the metadata.
+   *
+   * @param attributes - The attributes to add or replace, a JSON object.
+   * @param options - `signal` cancels the call (an `AbortError`). Default: `{}`.
+   * @throws {@link StoreCapabilityError} for a read-only store;
+   *   {@link AbortError} when aborted.
+   *
+   * @example
+   * ```ts
+   * await group.updateAttributes({ version: 2 }); // other attributes are kept
+   * ```
+   */
   async updateAttributes(
     attributes: JsonObject,
     options: { signal?: AbortSignal } = {},

@@ -14,8 +14,9 @@ import { resolveChunkGrid } from "../chunk-grid/regular.js";
 import { resolveChunkKeyEncoding } from "../chunk-key/encodings.js";
 import { type DecodeLimits, metadataRead } from "../codecs/limits.js";
 import { CodecPipeline } from "../codecs/pipeline.js";
+import { type DataTypeName, sameDataTypeName } from "../dtypes/type-map.js";
 import type { DataType, FillValue, JsonValue } from "../dtypes/types.js";
-import { ContainsNodeError, NodeNotFoundError, throwIfAborted } from "../errors.js";
+import { ContainsNodeError, NodeNotFoundError, throwIfAborted, ValueError } from "../errors.js";
 import { normalizePath } from "../metadata/paths.js";
 import { readNodeMetadataV3 } from "../metadata/read-node.js";
 import type { ArrayMetadataV3 } from "../metadata/types.js";
@@ -37,6 +38,19 @@ export interface OpenOptions {
   consolidated?: boolean;
   /** Overrides of the process-wide decode limits for reading metadata documents (see `setDecodeLimits`). */
   decodeLimits?: Partial<DecodeLimits>;
+}
+
+/** Options of {@link openArray}. */
+export interface OpenArrayOptions<D extends DataTypeName = DataTypeName> extends OpenOptions {
+  /**
+   * The data type the array must have (`"float32"`, `"int64"`, `"string"`,
+   * ...). The result is then typed `ZarrArray<D>` (reads return a
+   * `Float32Array` for `"float32"`, ...), and a `ValueError` is thrown when the
+   * stored array has another data type. `"string"` and `"bytes"` also accept
+   * arrays stored as zarr-python 3.0's `variable_length_utf8` and
+   * `variable_length_bytes`.
+   */
+  dtype?: D;
 }
 
 /**
@@ -182,17 +196,50 @@ export async function open(
   return openNode(resolveStore(store), normalizePath(path), options);
 }
 
-/** Opens the array at `path`; throws `ContainsNodeError` when it is a group. */
+/**
+ * Opens the array at `path`; throws `ContainsNodeError` when it is a group.
+ *
+ * With `dtype`, the array must have that data type (else a `ValueError` naming
+ * the path, the expected and the stored data type), and the result is typed
+ * accordingly. Without it, the result is a `ZarrArray` of unknown data type,
+ * whose reads return the union `DataArray`; `array.is("float32")` narrows it.
+ *
+ * @param store - A store, or a URL or path that `openStore` resolves.
+ * @param path - The array's path in the store (default: the root).
+ * @param options - Open options, and the expected `dtype`.
+ * @example
+ * ```ts
+ * const a = await openArray(store, "temps", { dtype: "float32" });
+ * const { data } = await a.get(); // data: Float32Array
+ * ```
+ */
+export async function openArray<D extends DataTypeName>(
+  store: AnyStore | Store,
+  path: string,
+  options: OpenArrayOptions<D> & { dtype: D },
+): Promise<ZarrArray<D>>;
+export async function openArray(
+  store: AnyStore | Store,
+  path?: string,
+  options?: OpenArrayOptions,
+): Promise<ZarrArray>;
 export async function openArray(
   store: AnyStore | Store,
   path = "",
-  options: OpenOptions = {},
+  options: OpenArrayOptions = {},
 ): Promise<ZarrArray> {
   const node = await open(store, path, options);
   if (node.kind !== "array") {
     throw new ContainsNodeError(`"${node.path || "/"}" is a group, not an array`, {
       path: node.path,
     });
+  }
+  const { dtype } = options;
+  if (dtype !== undefined && !sameDataTypeName(node.dataType.name, dtype)) {
+    throw new ValueError(
+      `"${node.path || "/"}" has data type ${node.dataType.name}, expected ${dtype}`,
+      { path: node.path },
+    );
   }
   return node;
 }

@@ -8,9 +8,28 @@
 /**
  * A Python-like slice. `null` means "the default" (start: the first element in
  * the direction of `step`, stop: past the last one, step: 1). Bounds out of
- * range are clipped as in Python; negative bounds count from the end.
+ * range are clipped as in Python; negative bounds count from the end. Usually
+ * made with {@link slice}.
+ *
+ * @example
+ * ```ts
+ * import { Slice, slice } from "@zarr/core";
+ * const everyOther = new Slice(null, null, 2); // [::2], the same as slice(null, null, 2)
+ * const { data } = await array.get([everyOther, slice(0, 5)]);
+ * ```
  */
 export class Slice {
+  /**
+   * Creates a slice; the bounds are checked against an array's shape only when
+   * the slice is used (an invalid one then throws an `IndexError`).
+   *
+   * @param start - The first index, inclusive; negative counts from the end;
+   *   `null` for the default.
+   * @param stop - The end index, exclusive; negative counts from the end;
+   *   `null` for the default.
+   * @param step - The stride, a non-zero integer (negative goes backwards);
+   *   `null` for 1.
+   */
   constructor(
     readonly start: number | null,
     readonly stop: number | null,
@@ -26,9 +45,37 @@ export class Slice {
   }
 }
 
-/** `slice(5)` is `[:5]`. */
+/**
+ * A slice from the start: `slice(5)` is `[:5]`, the first five elements.
+ *
+ * @param stop - The end index, exclusive; negative counts from the end; `null`
+ *   for past the last element.
+ * @returns The {@link Slice}.
+ *
+ * @example
+ * ```ts
+ * import { slice } from "@zarr/core";
+ * const { data, shape } = await array.get([slice(10), null]); // rows 0..9, all columns
+ * ```
+ */
 export function slice(stop: number | null): Slice;
-/** `slice(1, null, -1)` is `[1::-1]`. */
+/**
+ * A slice as in Python's `start:stop:step`: `slice(1, null, -1)` is `[1::-1]`.
+ *
+ * @param start - The first index, inclusive; negative counts from the end;
+ *   `null` for the first element in the direction of `step`.
+ * @param stop - The end index, exclusive; negative counts from the end; `null`
+ *   for past the last element in the direction of `step`.
+ * @param step - The stride, a non-zero integer (negative goes backwards).
+ *   Default: 1.
+ * @returns The {@link Slice}; an invalid one throws an `IndexError` when used.
+ *
+ * @example
+ * ```ts
+ * import { slice } from "@zarr/core";
+ * const { data } = await array.get([slice(0, 100, 10), slice(-5, null)]); // every 10th row, last 5 columns
+ * ```
+ */
 export function slice(start: number | null, stop: number | null, step?: number | null): Slice;
 export function slice(a: number | null, b?: number | null, step?: number | null): Slice {
   return b === undefined ? new Slice(null, a, null) : new Slice(a, b, step ?? null);
@@ -57,7 +104,16 @@ export type DimSelection =
   | Uint32Array
   | BigInt64Array;
 
-/** Stands for as many whole dimensions as needed (NumPy's `...`). */
+/**
+ * Stands for as many whole dimensions as needed (NumPy's `...`); at most one
+ * per selection.
+ *
+ * @example
+ * ```ts
+ * import { ELLIPSIS } from "@zarr/core";
+ * const { data } = await array.get([ELLIPSIS, 0]); // the first element of the last dimension
+ * ```
+ */
 export const ELLIPSIS = "...";
 
 /**
@@ -73,6 +129,15 @@ export const ELLIPSIS = "...";
  * integers (`[1, 2]` is element (1, 2)), not an index array. To pass an index
  * array for dimension 0, wrap it: `[[1, 2, 3]]`, or use an `Int32Array`. A
  * top-level array made only of booleans is a mask for dimension 0.
+ *
+ * @example
+ * ```ts
+ * import { type Selection, slice } from "@zarr/core";
+ * const row: Selection = [3, null];                   // row 3 (the first dimension is dropped)
+ * const block: Selection = [slice(0, 10), slice(5, 15)];
+ * const picked: Selection = [[0, 4, 9], null];         // rows 0, 4 and 9
+ * const { data, shape } = await array.get(block);
+ * ```
  */
 export type Selection =
   | undefined

@@ -45,7 +45,28 @@ export const codecRegistry: Registry<CodecFactory> = new Registry<CodecFactory>(
   CODEC_PACKAGES,
 );
 
-/** Registers a codec factory (or a lazy loader of one) under `name`. */
+/**
+ * Registers a codec factory (or a lazy loader of one) under `name`, replacing
+ * any previous registration. Codec packages do this in their `register`
+ * module; register lazily to keep the codec out of the initial bundle until
+ * metadata names it.
+ *
+ * @param name - The codec name as metadata spells it: a v3 name (`"zstd"`), a
+ *   v2 numcodecs id (`"numcodecs.zstd"`) or a URL.
+ * @param entry - The `CodecFactory` itself, or `{ load }` where `load()`
+ *   resolves to it; `load` is called once, on first use, and called again
+ *   after a failed load. A failed load rejects the call that needed the codec.
+ *
+ * @example
+ * ```ts
+ * import { registerCodec } from "@zarr/core";
+ * import { zstdCodec } from "@zarr/codec-zstd";
+ * registerCodec("zstd", zstdCodec); // eager
+ * registerCodec("numcodecs.zstd", {
+ *   load: () => import("@zarr/codec-zstd").then((m) => m.numcodecsZstdCodec), // lazy
+ * });
+ * ```
+ */
 export function registerCodec(name: string, entry: Registration<CodecFactory>): void {
   codecRegistry.register(name, entry);
 }
@@ -65,7 +86,20 @@ export const dataTypeRegistry: Registry<DataType> = new Registry<DataType>("data
   "numpy.timedelta64": "@zarr/v2-compat",
 });
 
-/** Registers a data type under its name. */
+/**
+ * Registers a data type under its `name`, replacing any previous registration.
+ * Core registers the v3 core data types itself; packages register others
+ * (e.g. `@zarr/v2-compat`'s `numpy.datetime64`).
+ *
+ * @param dataType - The data type; its `name` is the name metadata uses.
+ *
+ * @example
+ * ```ts
+ * import { registerDataType } from "@zarr/core";
+ * import { datetime64Type } from "@zarr/v2-compat";
+ * registerDataType(datetime64Type); // "numpy.datetime64"
+ * ```
+ */
 export function registerDataType(dataType: DataType): void {
   dataTypeRegistry.register(dataType.name, dataType);
 }
@@ -92,7 +126,26 @@ export const storeRegistry: Registry<StoreOpener> = new Registry<StoreOpener>(
   STORE_PACKAGES,
 );
 
-/** Registers a store opener for a URL scheme (e.g. `"s3"`). */
+/**
+ * Registers a store opener for a URL scheme (e.g. `"s3"`), replacing any
+ * previous registration; {@link openStore} then opens URLs of that scheme
+ * with it. Store packages do this in their `register` module.
+ *
+ * @param scheme - The URL scheme without the colon, lower case, e.g. `"https"`;
+ *   `"file"` handles plain paths.
+ * @param entry - The `StoreOpener` itself, or `{ load }` where `load()`
+ *   resolves to it; `load` is called once, on first use, and called again
+ *   after a failed load.
+ *
+ * @example
+ * ```ts
+ * import { openStore, registerStore } from "@zarr/core";
+ * registerStore("https", {
+ *   load: () => import("@zarr/store-http").then((m) => m.httpStoreOpener),
+ * });
+ * const store = await openStore("https://example.com/data.zarr");
+ * ```
+ */
 export function registerStore(scheme: string, entry: Registration<StoreOpener>): void {
   storeRegistry.register(scheme, entry);
 }

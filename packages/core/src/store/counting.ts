@@ -53,6 +53,16 @@ function describeRange(range: ByteRange | undefined): string {
  * Wraps `inner`, passing every operation through and counting it. Operations
  * the inner store lacks stay absent, so core's fallbacks (which call the
  * counted operations) are counted as what they really cost.
+ *
+ * @example
+ * ```ts
+ * import { CountingStore, openArray, slice } from "@zarr/core";
+ * const counted = new CountingStore(store, { log: true });
+ * const a = await openArray(counted, "temps");
+ * counted.reset(); // leave out the metadata reads
+ * await a.get([slice(0, 10), null]);
+ * console.log(counted.counts.reads, counted.counts.readBytes, counted.counts.log);
+ * ```
  */
 export class CountingStore implements AnyStore {
   /** The counters; reset with {@link CountingStore.reset}. */
@@ -73,8 +83,12 @@ export class CountingStore implements AnyStore {
   readonly location?: string;
 
   /**
-   * @param inner - the store to count.
-   * @param options.log - also record every read key and range in `counts.log`.
+   * Wraps a store; counting starts at zero.
+   *
+   * @param inner - The store to count: any store, e.g. a {@link MemoryStore}
+   *   or one from {@link openStore}.
+   * @param options - `log: true` also records every read as `key` or
+   *   `key[start:end]` in `counts.log`. Default: `{}` (no log).
    */
   constructor(
     readonly inner: AnyStore,
@@ -165,6 +179,18 @@ export class CountingStore implements AnyStore {
     if (this.options.log) this.counts.log.push(`${key}${describeRange(range)}`);
   }
 
+  /**
+   * Reads from the inner store and counts one read (and a miss when the key is
+   * missing).
+   *
+   * @param key - The store key.
+   * @param range - A byte range, `{ offset, length? }` or `{ suffix }`. Default:
+   *   the whole value.
+   * @param options - Passed to the inner store (`signal`, `maxBytes`).
+   * @returns What the inner store returns: the bytes, or `undefined` when the
+   *   key is missing.
+   * @throws Whatever the inner store's `get` throws.
+   */
   async get(
     key: string,
     range?: ByteRange,
@@ -175,7 +201,11 @@ export class CountingStore implements AnyStore {
     return value;
   }
 
-  /** Returns the counters so far and starts again from zero. */
+  /**
+   * Returns the counters so far and starts again from zero.
+   *
+   * @returns The counters before the reset (a new object replaces `counts`).
+   */
   reset(): StoreCounts {
     const before = this.counts;
     this.counts = emptyCounts();

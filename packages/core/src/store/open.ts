@@ -84,11 +84,21 @@ function firstIndexOf(s: string, chars: string): number {
  * the URL names. An unregistered scheme rejects with a `NotRegisteredError`
  * that names the package to install.
  *
+ * @param url - A path, a URL string or a `URL`, as listed above.
+ * @param options - Options for the store's opener, passed unchanged. Default: `{}`.
+ * @returns The opened store.
+ * @throws {@link NotRegisteredError} when no opener is registered for the
+ *   scheme; {@link StoreError} when `url` is empty or not a string; whatever
+ *   the opener throws (e.g. a missing file, a bad option).
+ *
  * @example
+ * ```ts
  * import "@zarr/store-fs/register";
  * import "@zarr/store-zip/register";
+ * import { openArray, openStore } from "@zarr/core";
  * const store = await openStore("fixtures/data.zip/data.zarr");
  * const array = await openArray(store, "temperature");
+ * ```
  */
 export async function openStore(
   url: string | URL,

@@ -8,8 +8,23 @@
 import { StoreError } from "../errors.js";
 import type { ByteRange } from "./types.js";
 
-/** A byte range is malformed (negative, fractional, unsafe or not a range object). */
-export class InvalidRangeError extends StoreError {}
+/**
+ * A byte range is malformed (negative, fractional, unsafe or not a range
+ * object, or both `offset` and `suffix`). Thrown by store reads given such a
+ * range; `path` is the key.
+ *
+ * @example
+ * ```ts
+ * import { InvalidRangeError, MemoryStore } from "@zarr/core";
+ * const store = new MemoryStore();
+ * await store.get("c/0", { offset: -1 }).catch((e) => {
+ *   if (!(e instanceof InvalidRangeError)) throw e;
+ * });
+ * ```
+ */
+export class InvalidRangeError extends StoreError {
+  override name = "InvalidRangeError";
+}
 
 function isCount(n: unknown): n is number {
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
