@@ -9,7 +9,8 @@
  * @module
  */
 
-import { type BytesToBytesCodec, CodecError, type CodecFactory, type JsonObject } from "@zarr/core";
+import { CodecError, type JsonObject } from "@zarr/core";
+import type { BytesToBytesCodec, CodecFactory } from "@zarr/core/codec";
 import { adler32, crc32 } from "./checksums.js";
 
 /** Where the checksum sits relative to the payload. */

@@ -1,5 +1,4 @@
 import {
-  type CodecContext,
   CodecError,
   createArray,
   MemoryStore,
@@ -7,6 +6,7 @@ import {
   openArray,
   slice,
 } from "@zarr/core";
+import type { CodecContext } from "@zarr/core/codec";
 import { describe, expect, it } from "vitest";
 import {
   adler32Codec,

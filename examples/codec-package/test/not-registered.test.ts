@@ -3,7 +3,8 @@
 // (vitest runs each test file in its own module graph, so other files'
 // registrations do not leak in.)
 import "@zarr/v2-compat/register";
-import { codecRegistry, MemoryStore, NotRegisteredError, openArray } from "@zarr/core";
+import { MemoryStore, NotRegisteredError, openArray } from "@zarr/core";
+import { codecRegistry } from "@zarr/core/codec";
 import { describe, expect, it } from "vitest";
 
 const meta = (codecs: unknown[]) =>

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { type AnyStore, openStore, StoreError, type StoreOpener } from "@zarr/core";
+import { type AnyStore, openStore, StoreError } from "@zarr/core";
+import type { StoreOpener } from "@zarr/core/store";
 import { CachingStore, type CachingStoreOptions } from "./store.js";
 
 /**

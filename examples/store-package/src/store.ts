@@ -6,9 +6,8 @@
  * @module
  */
 
+import { AbortError, type AnyStore, type Store, type StoreOptions } from "@zarr/core";
 import {
-  AbortError,
-  type AnyStore,
   type ByteRange,
   type DirListing,
   isSuffixRange,
@@ -16,11 +15,9 @@ import {
   type KeyWrite,
   type ReadableStore,
   resolveStore,
-  type Store,
-  type StoreOptions,
   sliceRange,
   throwIfAborted,
-} from "@zarr/core";
+} from "@zarr/core/store";
 import { ByteLru } from "./lru.js";
 
 /** Options of {@link CachingStore}. */

@@ -2,7 +2,6 @@ import { fileURLToPath } from "node:url";
 import {
   AbortError,
   type AnyStore,
-  type ByteRange,
   CountingStore,
   MemoryStore,
   openArray,
@@ -11,6 +10,7 @@ import {
   type StoreOptions,
   slice,
 } from "@zarr/core";
+import type { ByteRange } from "@zarr/core/store";
 import "@zarr/codec-blosc/register";
 import "@zarr/store-fs/register";
 import fc from "fast-check";

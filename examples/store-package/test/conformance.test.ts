@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AnyStore, MemoryStore } from "@zarr/core";
-import { storeConformanceCases } from "@zarr/core/testing";
+import { storeConformanceCases } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { describe, it } from "vitest";
 import { CachingStore } from "zarr-store-cache";

@@ -1,5 +1,6 @@
 /** The viewer's pure parts: window clamping, selections, chunks in view, colours, painting. */
-import { float32, Slice } from "@zarr/core";
+import { Slice } from "@zarr/core";
+import { float32 } from "@zarr/core/internal";
 import { describe, expect, it } from "vitest";
 import { COLOUR_MAPS, colourIndex, interpolateStops } from "../src/colormap.js";
 import { paint, planeOf, planeRange } from "../src/render.js";

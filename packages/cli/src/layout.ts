@@ -13,13 +13,11 @@ import {
   createArray,
   type JsonObject,
   type JsonValue,
-  keepsEveryChunk,
-  resolveDataType,
   type Store,
   UnsupportedError,
-  V2_FILL_VALUE_FIELD,
   type ZarrArray,
 } from "@zarr/core";
+import { keepsEveryChunk, resolveDataType, V2_FILL_VALUE_FIELD } from "@zarr/core/internal";
 import { createArrayV2, zarrayOfV3 } from "@zarr/v2-compat";
 import { parseCount, parseIntList, parseJsonOption, UsageError } from "./usage.js";
 

@@ -11,7 +11,8 @@
  *
  * @module
  */
-import { type DimSelection, type NormalizedSelection, type Selection, Slice } from "@zarr/core";
+import { type DimSelection, type Selection, Slice } from "@zarr/core";
+import type { NormalizedSelection } from "@zarr/core/internal";
 
 /** One slab: the selection to read, and its element count. */
 export interface Slab {

@@ -11,7 +11,8 @@ import "@zarr/store-http/register";
 import "@zarr/store-zip/register";
 import "@zarr/store-s3/register";
 import "@zarr/store-gcs/register";
-import { type AnyStore, openStore, parseStoreUrl } from "@zarr/core";
+import { type AnyStore, openStore } from "@zarr/core";
+import { parseStoreUrl } from "@zarr/core/store";
 import { UsageError } from "./usage.js";
 
 /** Command-line flags that configure stores (shared by every command). */

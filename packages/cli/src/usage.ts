@@ -5,7 +5,9 @@ import { ZarrError } from "@zarr/core";
  * bigger than its disk's free space): refused before anything is allocated or
  * written (exit code 2). The message names the size and what to do instead.
  */
-export class TooLargeError extends ZarrError {}
+export class TooLargeError extends ZarrError {
+  override name = "TooLargeError";
+}
 
 /** A command-line usage error (exit code 1). */
 export class UsageError extends Error {

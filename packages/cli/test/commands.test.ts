@@ -5,7 +5,9 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMMANDS, decodeNpy, encodeNpy, serveStore } from "@zarr/cli";
-import { createArray, float32, openArray, resolveStore } from "@zarr/core";
+import { createArray, openArray } from "@zarr/core";
+import { float32 } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { fixturesSkipReason, haveFixtures, repoRoot, zarritaFixtures } from "@zarr/test-utils";
 import { afterAll, describe, expect, it } from "vitest";

@@ -13,9 +13,9 @@ import {
   MemoryStore,
   open,
   openArray,
-  resolveStore,
   type ZarrArray,
 } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultChunks } from "../src/commands/create.js";

@@ -411,7 +411,7 @@ describe("destinations and safety checks", () => {
 
   it("copies an array from an HTTP URL (zarr serve)", async () => {
     const { serveStore } = await import("@zarr/cli");
-    const { resolveStore } = await import("@zarr/core");
+    const { resolveStore } = await import("@zarr/core/store");
     const { server, url } = await serveStore(resolveStore(new FileSystemStore(example)));
     try {
       const dst = join(dir, "from-http.zarr");

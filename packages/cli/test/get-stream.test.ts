@@ -6,14 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Io, main } from "@zarr/cli";
-import {
-  createArray,
-  MemoryStore,
-  normalizeSelection,
-  parseSelection,
-  projectChunks,
-  type ZarrArray,
-} from "@zarr/core";
+import { createArray, MemoryStore, type ZarrArray } from "@zarr/core";
+import { normalizeSelection, parseSelection, projectChunks } from "@zarr/core/internal";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { slabs } from "../src/slabs.js";

@@ -6,7 +6,8 @@
 import type { Server } from "node:http";
 import { type ClientRequest, request } from "node:http";
 import { serveStore } from "@zarr/cli";
-import { MemoryStore, resolveStore } from "@zarr/core";
+import { MemoryStore } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseRange } from "../src/commands/serve.js";
 

@@ -4,14 +4,13 @@
  * @module
  */
 
+import { CodecError, type JsonObject } from "@zarr/core";
 import {
   type BytesToBytesCodec,
-  CodecError,
   type CodecFactory,
   type CodecOptions,
-  type JsonObject,
   throwIfAborted,
-} from "@zarr/core";
+} from "@zarr/core/codec";
 import { engine } from "#engine";
 import { parseLevel } from "./config.js";
 import { type DeflateEngine, type DeflateFormat, EngineError } from "./engine/types.js";

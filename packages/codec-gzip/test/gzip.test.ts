@@ -1,12 +1,11 @@
 import { DeflateCodec, gzipCodec, numcodecsZlibCodec, zlibCodec } from "@zarr/codec-gzip";
+import { CodecError, type JsonObject } from "@zarr/core";
 import {
   type BytesToBytesCodec,
   type ChunkSpec,
   type CodecContext,
-  CodecError,
   codecRegistry,
-  type JsonObject,
-} from "@zarr/core";
+} from "@zarr/core/codec";
 import "@zarr/codec-gzip/register";
 import { deflateSync, gunzipSync, gzipSync } from "node:zlib";
 import { randomBytes, sameBytes, sampleInputs, smoothField } from "@zarr/test-utils";

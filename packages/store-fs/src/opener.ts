@@ -5,7 +5,8 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { type AnyStore, StoreError, type StoreOpener } from "@zarr/core";
+import { type AnyStore, StoreError } from "@zarr/core";
+import type { StoreOpener } from "@zarr/core/store";
 import { FileSystemStore } from "./store.js";
 
 /**

@@ -5,7 +5,8 @@
  */
 
 import { isAbsolute, join, relative, sep } from "node:path";
-import { InvalidKeyError, validateKey } from "@zarr/core";
+import { InvalidKeyError } from "@zarr/core";
+import { validateKey } from "@zarr/core/store";
 
 /**
  * File names starting with this are temporary files of in-progress (or

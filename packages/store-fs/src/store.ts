@@ -9,6 +9,7 @@ import type { FileHandle } from "node:fs/promises";
 import { lstat, readdir, rmdir, unlink } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { StoreError, type StoreOptions, ValueTooLargeError } from "@zarr/core";
 import {
   applyWrites,
   type ByteRange,
@@ -21,15 +22,12 @@ import {
   type ReadableStore,
   rangeBounds,
   STORE_CONCURRENCY,
-  StoreError,
-  type StoreOptions,
   throwIfAborted,
-  ValueTooLargeError,
   validatePrefix,
   validateRange,
   validateValue,
   type WritableStore,
-} from "@zarr/core";
+} from "@zarr/core/store";
 import { writeFileAtomic } from "./atomic.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";

@@ -8,7 +8,7 @@
 
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
-import { isValidKey, throwIfAborted } from "@zarr/core";
+import { isValidKey, throwIfAborted } from "@zarr/core/store";
 import { isNotFound } from "./fs-errors.js";
 import { isTempName } from "./paths.js";
 import { type Dir, openChild, type RootedTree, UnsafePathError } from "./tree.js";

@@ -1,5 +1,5 @@
 import type { AnyStore } from "@zarr/core";
-import { storeConformanceCases } from "@zarr/core/testing";
+import { storeConformanceCases } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { describe, it } from "vitest";
 import { tempDir, writeTree } from "./helpers.js";

@@ -6,7 +6,8 @@
 // is lost, and leftover temporary files are invisible to readers.
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
-import { createArray, openArray, resolveStore, type ZarrArray, ZarrError } from "@zarr/core";
+import { createArray, openArray, type ZarrArray, ZarrError } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, spawnFixture } from "./fixtures/children.js";

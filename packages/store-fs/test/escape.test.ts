@@ -1,6 +1,7 @@
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { InvalidKeyError, resolveStore, StoreError } from "@zarr/core";
+import { InvalidKeyError, StoreError } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir, tree } from "./helpers.js";

@@ -1,7 +1,8 @@
 import { mkdir, open, readdir, readFile, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { InvalidKeyError, resolveStore, StoreError } from "@zarr/core";
+import { InvalidKeyError, StoreError } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir, tree } from "./helpers.js";

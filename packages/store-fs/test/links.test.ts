@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { resolveStore, StoreError } from "@zarr/core";
+import { StoreError } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 // Internal switch (not part of the package's API): the portable checks used where

@@ -1,6 +1,7 @@
 import { mkdir, realpath, symlink } from "node:fs/promises";
 import { join } from "node:path";
-import { createArray, openArray, resolveStore } from "@zarr/core";
+import { createArray, openArray } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers.js";

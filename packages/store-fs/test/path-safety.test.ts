@@ -6,14 +6,8 @@
 // escape list and symbolic links are covered by escape.test.ts.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  createArray,
-  createGroup,
-  InvalidKeyError,
-  isValidKey,
-  open,
-  resolveStore,
-} from "@zarr/core";
+import { createArray, createGroup, InvalidKeyError, open } from "@zarr/core";
+import { isValidKey, resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,4 +1,4 @@
-import { resolveStore } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { findPython, pythonSkipReason, runPython } from "@zarr/test-utils";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

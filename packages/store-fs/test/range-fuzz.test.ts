@@ -5,13 +5,8 @@
 // asked for, so a range claiming 2^53 - 1 bytes allocates no more than the file
 // (plus the at most 1/8 slack of its reusable read buffers' size classes).
 // FUZZ_RUNS raises the number of cases (`pnpm fuzz`).
-import {
-  type ByteRange,
-  InvalidRangeError,
-  MemoryStore,
-  resolveStore,
-  type Store,
-} from "@zarr/core";
+import { InvalidRangeError, MemoryStore, type Store } from "@zarr/core";
+import { type ByteRange, resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { resolveStore, StoreError, storeRegistry } from "@zarr/core";
+import { StoreError } from "@zarr/core";
+import { resolveStore, storeRegistry } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import "@zarr/store-fs/register";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

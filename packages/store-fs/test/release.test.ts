@@ -3,7 +3,8 @@
  * chunk), and nothing else is: foreign values, second releases and small
  * values are ignored, and a read never returns memory still in use.
  */
-import { createArray, openArray, resolveStore } from "@zarr/core";
+import { createArray, openArray } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "./helpers.js";

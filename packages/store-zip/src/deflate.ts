@@ -8,7 +8,7 @@
  * @module
  */
 
-import { throwIfAborted } from "@zarr/core";
+import { throwIfAborted } from "@zarr/core/store";
 import { crc32 } from "./crc32.js";
 import { ZipFormatError } from "./errors.js";
 

@@ -11,4 +11,6 @@ import { StoreError } from "@zarr/core";
  * an entry whose name would escape the store's root. `path` is the archive (and
  * entry) concerned.
  */
-export class ZipFormatError extends StoreError {}
+export class ZipFormatError extends StoreError {
+  override name = "ZipFormatError";
+}

@@ -10,7 +10,8 @@
  * @module
  */
 
-import { type AnyStore, openStore, StoreError, type StoreOpener } from "@zarr/core";
+import { type AnyStore, openStore, StoreError } from "@zarr/core";
+import type { StoreOpener } from "@zarr/core/store";
 import { fileSource, localPath } from "#local-file";
 import { type RangeSource, storeSource } from "./source.js";
 import { ZipStore } from "./store.js";

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { type AnyStore, resolveStore, type Store, StoreError } from "@zarr/core";
+import { type AnyStore, type Store, StoreError } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 
 /** Random access to the bytes of an archive. */
 export interface RangeSource {

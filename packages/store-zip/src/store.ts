@@ -4,17 +4,14 @@
  * @module
  */
 
+import { type StoreOptions, UnsupportedError, ValueTooLargeError, ZarrError } from "@zarr/core";
 import {
   type ByteRange,
   type DirListing,
   rangeBounds,
-  type StoreOptions,
   throwIfAborted,
-  UnsupportedError,
-  ValueTooLargeError,
   validatePrefix,
-  ZarrError,
-} from "@zarr/core";
+} from "@zarr/core/store";
 import {
   type CentralDirectory,
   findExtra,

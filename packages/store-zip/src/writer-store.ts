@@ -4,7 +4,8 @@
  * @module
  */
 
-import { type ByteRange, StoreCapabilityError, type StoreOptions, sliceRange } from "@zarr/core";
+import { StoreCapabilityError, type StoreOptions } from "@zarr/core";
+import { type ByteRange, sliceRange } from "@zarr/core/store";
 import { ZipFormatError } from "./errors.js";
 import type { ZipWriter } from "./writer.js";
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { throwIfAborted } from "@zarr/core";
+import { throwIfAborted } from "@zarr/core/store";
 import { crc32 } from "./crc32.js";
 import { type DeflateRaw, deflateRaw as defaultDeflateRaw } from "./deflate.js";
 import { ZipFormatError } from "./errors.js";

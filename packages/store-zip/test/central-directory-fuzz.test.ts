@@ -16,7 +16,8 @@
 // the entry, and end before the next entry's local header. Mutations include
 // pointing a central directory entry at another entry's local header.
 // FUZZ_RUNS raises the number of cases.
-import { type ByteRange, rangeBounds, resolveStore, ZarrError } from "@zarr/core";
+import { ZarrError } from "@zarr/core";
+import { type ByteRange, rangeBounds, resolveStore } from "@zarr/core/store";
 import {
   bytesSource,
   type CentralDirectory,

@@ -1,4 +1,4 @@
-import { storeConformanceCases } from "@zarr/core/testing";
+import { storeConformanceCases } from "@zarr/core/store";
 import { bytesSource, ZipStore } from "@zarr/store-zip";
 import { describe, it } from "vitest";
 import { zipBytes } from "./helpers.js";

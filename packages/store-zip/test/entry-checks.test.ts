@@ -5,7 +5,8 @@
 // by concurrent readers, remembered per store), deflated ranges inflated only
 // up to their end, and caller limits (maxBytes) applied before reading.
 // (PKWARE APPNOTE.TXT 4.3.7 local file header, 4.3.12 central directory.)
-import { AbortError, resolveStore, StoreError, ZarrError } from "@zarr/core";
+import { AbortError, StoreError, ZarrError } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import {
   bytesSource,
   crc32,

@@ -7,7 +7,8 @@
 // (APPNOTE.TXT 4.4.17: "The path stored MUST NOT contain a drive or device
 // letter, or a leading slash ... forward slashes '/' as opposed to backwards
 // slashes '\'".)
-import { InvalidKeyError, isValidKey, resolveStore } from "@zarr/core";
+import { InvalidKeyError } from "@zarr/core";
+import { isValidKey, resolveStore } from "@zarr/core/store";
 import {
   bytesSource,
   readCentralDirectory,

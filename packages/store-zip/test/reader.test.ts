@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { resolveStore, UnsupportedError } from "@zarr/core";
+import { UnsupportedError } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { blobSource, bytesSource, ZipFormatError, ZipStore } from "@zarr/store-zip";
 import { findPython, pythonSkipReason, runPython } from "@zarr/test-utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,14 +1,7 @@
 import { join } from "node:path";
 import "@zarr/codec-gzip/register";
-import {
-  createArray,
-  createGroup,
-  openArray,
-  openStore,
-  parseStoreUrl,
-  resolveStore,
-  StoreCapabilityError,
-} from "@zarr/core";
+import { createArray, createGroup, openArray, openStore, StoreCapabilityError } from "@zarr/core";
+import { parseStoreUrl, resolveStore } from "@zarr/core/store";
 import "@zarr/store-zip/register";
 import { ZipStore, ZipWriter, ZipWriterStore } from "@zarr/store-zip";
 import { createZipFileStore } from "@zarr/store-zip/node";

@@ -15,30 +15,32 @@
  */
 import {
   type AnyStore,
-  type ArrayMetadataV3,
-  buildArrayParts,
-  childKey,
   createArray,
   createGroup,
   type DataType,
-  encodeMetadata,
   type Group,
-  gridCoords,
   type JsonObject,
   type JsonValue,
-  keepsEveryChunk,
   MemoryStore,
-  nodePrefix,
   open,
-  parseArrayMetadataV3,
-  resolveStore,
   type Store,
-  serializeArrayMetadataV3,
-  serializeGroupMetadataV3,
   slice,
   UnsupportedError,
   type ZarrArray,
 } from "@zarr/core";
+import {
+  type ArrayMetadataV3,
+  buildArrayParts,
+  childKey,
+  encodeMetadata,
+  gridCoords,
+  keepsEveryChunk,
+  nodePrefix,
+  parseArrayMetadataV3,
+  serializeArrayMetadataV3,
+  serializeGroupMetadataV3,
+} from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { numcodecsConfig } from "./codecs/numcodecs-keys.js";
 import { DateTimeDataType } from "./dtypes/datetime.js";
 import { FixedBytesDataType } from "./dtypes/fixed-bytes.js";

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { nodeFormatRegistry, registerCodec, registerDataType } from "@zarr/core";
+import { registerCodec, registerDataType } from "@zarr/core";
+import { nodeFormatRegistry } from "@zarr/core/internal";
 import { NUMCODECS } from "./codecs/index.js";
 import { V3_DATA_TYPES } from "./dtypes/index.js";
 import { v1NodeFormat } from "./v1/format.js";

@@ -3,14 +3,8 @@
 // bytes -> bytes codecs of this package: bz2, lzma (xz, .lzma, raw), lz4,
 // shuffle. Bombs in a child process under the watchdog:
 // tools/attacks/test/codec-bombs.test.ts.
-import {
-  type BytesToBytesCodec,
-  type ChunkSpec,
-  type CodecContext,
-  CodecError,
-  type DataType,
-  type JsonObject,
-} from "@zarr/core";
+import { CodecError, type DataType, type JsonObject } from "@zarr/core";
+import type { BytesToBytesCodec, ChunkSpec, CodecContext } from "@zarr/core/codec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {

@@ -7,7 +7,8 @@
 // encoding as the chunk and compare what we decode with what numcodecs decodes.
 import "../src/register.js";
 import { fileURLToPath } from "node:url";
-import { type DataArray, type JsonObject, MemoryStore, openArray, resolveStore } from "@zarr/core";
+import { type DataArray, type JsonObject, MemoryStore, openArray } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { findPython, pythonSkipReason, runPython } from "@zarr/test-utils";
 import { describe, expect, it } from "vitest";
 import { createArrayV2 } from "../src/index.js";

@@ -3,14 +3,8 @@
 // token -0 as the integer 0), v3 bit-pattern fill values in v2 metadata, and
 // numcodecs delta's NaN results on floats.
 import "../src/register.js";
-import {
-  complex64,
-  float32,
-  type JsonObject,
-  type JsonValue,
-  MemoryStore,
-  openArray,
-} from "@zarr/core";
+import { type JsonObject, type JsonValue, MemoryStore, openArray } from "@zarr/core";
+import { complex64, float32 } from "@zarr/core/internal";
 import { describe, expect, it } from "vitest";
 import { createArrayV2, v2FillValueJson, writeV2Json } from "../src/index.js";
 
@@ -76,7 +70,8 @@ describe("delta on floats keeps numpy's NaN", () => {
 
 describe("non-finite attribute values, as zarr-python writes them", () => {
   it("a hierarchy whose .zattrs and .zmetadata hold bare NaN/Infinity tokens opens, and they are written back the same way", async () => {
-    const { openGroup, resolveStore } = await import("@zarr/core");
+    const { openGroup } = await import("@zarr/core");
+    const { resolveStore } = await import("@zarr/core/store");
     const { consolidate, createGroupV2 } = await import("../src/index.js");
     const store = new MemoryStore();
     const s = resolveStore(store);

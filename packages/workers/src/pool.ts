@@ -7,20 +7,22 @@
  * @module
  */
 import {
-  type ChunkTarget,
   CodecError,
+  type DecodeLimits,
+  type GetOptions,
+  getDecodeLimits,
+  type NDArray,
+} from "@zarr/core";
+import {
+  type ChunkTarget,
   type CodecOptions,
   type CodecPipeline,
   chunkByteSpan,
   copyChunk,
   DecodeBuffers,
-  type DecodeLimits,
   decodeChunkTo,
-  type GetOptions,
-  getDecodeLimits,
-  type NDArray,
-  throwIfAborted,
-} from "@zarr/core";
+} from "@zarr/core/codec";
+import { throwIfAborted } from "@zarr/core/store";
 import { hardwareConcurrency, spawnWorker, type WorkerHandle } from "#platform";
 import { reviveError } from "./errors.js";
 import type { EncodeInput, PipelineDesc, Reply, Request } from "./protocol.js";

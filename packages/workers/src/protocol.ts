@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { ChunkTarget, DecodeLimits, JsonObject, JsonValue } from "@zarr/core";
+import type { DecodeLimits, JsonObject, JsonValue } from "@zarr/core";
+import type { ChunkTarget } from "@zarr/core/codec";
 
 /** Everything a worker needs to rebuild one array's codec pipeline. */
 export interface PipelineDesc {

@@ -5,17 +5,9 @@
  *
  * @module
  */
-import {
-  type CodecOptions,
-  CodecPipeline,
-  cStrides,
-  type DataArray,
-  DecodeBuffers,
-  decodeChunkTo,
-  NotRegisteredError,
-  resolveDataType,
-  ZarrError,
-} from "@zarr/core";
+import { type DataArray, NotRegisteredError, ZarrError } from "@zarr/core";
+import { type CodecOptions, CodecPipeline, DecodeBuffers, decodeChunkTo } from "@zarr/core/codec";
+import { cStrides, resolveDataType } from "@zarr/core/internal";
 import { workerPort } from "#platform";
 import type {
   DecodeToInput,

@@ -15,8 +15,8 @@ import {
   MetadataError,
   open,
   openGroup,
-  resolveStore,
 } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attack, describeRun, runZarr } from "../src/index.js";
 
@@ -122,7 +122,8 @@ describe("names given to Group methods stay below the group", () => {
 describe("deep consolidated hierarchies cost what they hold", () => {
   it("a chain of 5,000 nested groups (a 25 MB document) walks, lists and prints in seconds, without a stack overflow", async () => {
     const r = await attack(
-      `const { MemoryStore, openGroup, resolveStore } = await import("@zarr/core");
+      `const { MemoryStore, openGroup } = await import("@zarr/core");
+       const { resolveStore } = await import("@zarr/core/store");
        const group = { zarr_format: 3, node_type: "group", attributes: {} };
        const metadata = {};
        for (let i = 0, p = ""; i < 5000; i++) { p = p ? p + "/g" : "g"; metadata[p] = group; }

@@ -35,7 +35,11 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
 const PRELUDE = `
 const fs = await import("node:fs/promises");
 const { join } = await import("node:path");
-const core = await import("@zarr/core");
+const core = {
+  ...(await import("@zarr/core")),
+  ...(await import("@zarr/core/store")),
+  ...(await import("@zarr/core/internal")),
+};
 const { FileSystemStore } = await import("@zarr/store-fs");
 const text = (v) => new TextDecoder().decode(v);
 const utf8 = (s) => new TextEncoder().encode(s);

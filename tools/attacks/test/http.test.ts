@@ -6,7 +6,7 @@
 // StoreError naming the key (or, where HTTP framing makes the answer
 // well-defined, the right bytes) within the configured total time and
 // without unbounded memory.
-import type { ByteRange } from "@zarr/core";
+import type { ByteRange } from "@zarr/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   attack,

@@ -5,7 +5,7 @@
 // bodies longer than their Content-Length or than the range asked must end in
 // a StoreError naming the key within the configured total, without unbounded
 // memory; each read runs in a child process under the watchdog.
-import type { ByteRange } from "@zarr/core";
+import type { ByteRange } from "@zarr/core/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attack, describeRun, type HostileServer, startHostileServer } from "../src/index.js";
 

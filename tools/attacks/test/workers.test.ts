@@ -58,7 +58,7 @@ describe("WorkerPool keeps the process alive while it is awaited", () => {
       const keep = setInterval(() => {}, 1000);
       await pool.warmUp();
       clearInterval(keep);
-      const { cStrides } = await import("@zarr/core");
+      const { cStrides } = await import("@zarr/core/internal");
       const chunk = { data: values.slice(0, 32 * 32), shape: [32, 32], stride: cStrides([32, 32]), dataType: array.dataType };
       const context = { format: 3, path: "a" };
       const encoding = pool.encode(array.codecs, chunk, context);

@@ -62,7 +62,8 @@ interface Read {
 }
 
 const CHILD_PRELUDE = `
-const { ZarrError, resolveStore } = await import("@zarr/core");
+const { ZarrError } = await import("@zarr/core");
+const { resolveStore } = await import("@zarr/core/store");
 const { crc32 } = await import("@zarr/store-zip");
 const { openZipFile } = await import("@zarr/store-zip/node");
 const outcome = async (fn) => {

@@ -11,13 +11,8 @@ import "@zarr/v2-compat/register";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  consolidate as consolidateV3,
-  type JsonObject,
-  openGroup,
-  resolveStore,
-  type Store,
-} from "@zarr/core";
+import { consolidate as consolidateV3, type JsonObject, openGroup, type Store } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { consolidate as consolidateV2 } from "@zarr/v2-compat";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

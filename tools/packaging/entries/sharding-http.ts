@@ -1,5 +1,5 @@
 // A browser app that reads one inner chunk of a gzip-compressed sharded array over
-// HTTP (sharding_indexed is built into @zarr/core's codec pipeline).
+// HTTP (sharding_indexed is built into @zarr/core and loads when metadata names it).
 import "@zarr/codec-gzip/register";
 import { openArray, slice } from "@zarr/core";
 import { HttpStore } from "@zarr/store-http";

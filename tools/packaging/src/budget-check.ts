@@ -36,6 +36,11 @@ export function budgetFailures(
       );
     }
   }
+  if (budget.lazyGzipBudget !== undefined && m.lazyGzipBytes > budget.lazyGzipBudget) {
+    failures.push(
+      `chunks loaded on demand ${m.lazyGzipBytes} B gzip > budget ${budget.lazyGzipBudget} B`,
+    );
+  }
   const assetBytes = m.assets.reduce((sum, a) => sum + a.gzipBytes, 0);
   if (budget.assetGzipBudget === undefined) {
     for (const a of m.assets)

@@ -21,8 +21,18 @@ export interface SizeBudget {
   incrementBudget?: number;
   /** Budget for the gzip bytes of run-time assets (`.wasm`) the bundle fetches. */
   assetGzipBudget?: number;
+  /**
+   * Budget for the gzip bytes of the chunks loaded on demand (behind `import()`,
+   * e.g. an inlined WebAssembly module); not counted in `gzipBudget`.
+   */
+  lazyGzipBudget?: number;
   /** What was measured when the budget was set (informational). */
-  measured?: { minBytes: number; gzipBytes: number; assetGzipBytes?: number };
+  measured?: {
+    minBytes: number;
+    gzipBytes: number;
+    assetGzipBytes?: number;
+    lazyGzipBytes?: number;
+  };
 }
 
 /** The budgets file. */

@@ -116,7 +116,9 @@ export async function measureEntry(
     plugins: [recordBuiltins(seen)],
   });
   const outputs = result.metafile.outputs;
-  const entryName = Object.keys(outputs).find((name) => outputs[name]!.entryPoint !== undefined);
+  // Chunks behind import() are entry points too: find the one of `entry` itself.
+  const entryPoint = typeof entry === "string" ? entry.replace(/^\.\//, "") : "<stdin>";
+  const entryName = Object.keys(outputs).find((name) => outputs[name]!.entryPoint === entryPoint);
   if (!entryName) throw new Error("esbuild produced no entry output");
   // The entry chunk and, transitively, the chunks it imports statically.
   const initial = new Set<string>([entryName]);

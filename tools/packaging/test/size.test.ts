@@ -109,6 +109,24 @@ describe("the budget check", () => {
   });
 });
 
+describe("the on-demand budget", () => {
+  it("fails when the chunks behind import() grow past lazyGzipBudget", () => {
+    const budget = { name: "app", entry: "app.ts", gzipBudget: 1000, lazyGzipBudget: 500 };
+    const m = (lazyGzipBytes: number): BundleMeasurement => ({
+      minBytes: 900,
+      gzipBytes: 300,
+      lazyGzipBytes,
+      builtins: [],
+      inputs: [],
+      assets: [],
+    });
+    expect(budgetFailures(budget, m(500))).toEqual([]);
+    expect(budgetFailures(budget, m(501))).toEqual([
+      "chunks loaded on demand 501 B gzip > budget 500 B",
+    ]);
+  });
+});
+
 describe("browser bundles never contain Node built-ins", () => {
   for (const pkg of budgets.browserPackages) {
     it(`${pkg} (main entry, everything exported)`, async () => {

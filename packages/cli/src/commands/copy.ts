@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { eraseNode, exists, open, resolveStore } from "@zarr/core";
+import { eraseNode, exists, open } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { createZipFileStore } from "@zarr/store-zip/node";
 import { type Command, flag, str } from "../command.js";
 import { planCopy, writePlanMetadata } from "../copy/plan.js";

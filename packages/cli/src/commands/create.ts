@@ -6,11 +6,10 @@ import {
   type FillValue,
   type JsonObject,
   type JsonValue,
-  parseJson,
-  resolveDataType,
-  resolveStore,
   type Store,
 } from "@zarr/core";
+import { parseJson, resolveDataType } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { createArrayV2, createGroupV2, parseV2DType } from "@zarr/v2-compat";
 import { type Command, flag, str } from "../command.js";
 import {

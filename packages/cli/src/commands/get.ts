@@ -1,13 +1,12 @@
 import {
   type DataArray,
   type DataType,
-  normalizeSelection,
   openArray,
-  parseSelection,
-  resolveStore,
   type Selection,
   type ZarrArray,
 } from "@zarr/core";
+import { normalizeSelection, parseSelection } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { type Command, flag, str } from "../command.js";
 import { scalarJson } from "../format.js";
 import { npyHeader } from "../npy.js";

@@ -1,4 +1,6 @@
-import { forEachConcurrent, type Group, open, resolveStore, type ZarrArray } from "@zarr/core";
+import { type Group, open, type ZarrArray } from "@zarr/core";
+import { forEachConcurrent } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import type { Command } from "../command.js";
 import { flag } from "../command.js";
 import { scalarJson } from "../format.js";

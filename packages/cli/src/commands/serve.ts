@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { InvalidKeyError, resolveStore, type Store, validateKey } from "@zarr/core";
+import { InvalidKeyError, type Store } from "@zarr/core";
+import { resolveStore, validateKey } from "@zarr/core/store";
 import { type Command, str } from "../command.js";
 import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
 import { parseCount } from "../usage.js";

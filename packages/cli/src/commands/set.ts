@@ -1,12 +1,7 @@
 import { open, readFile, stat } from "node:fs/promises";
-import {
-  type ArrayValue,
-  type JsonValue,
-  normalizeSelection,
-  openArray,
-  resolveStore,
-  type ZarrArray,
-} from "@zarr/core";
+import { type ArrayValue, type JsonValue, openArray, type ZarrArray } from "@zarr/core";
+import { normalizeSelection } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { type Command, str } from "../command.js";
 import { decodeNpy, npyDescr } from "../npy.js";
 import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";

@@ -1,4 +1,5 @@
-import { type HierarchyNode, NodeNotFoundError, open, resolveStore } from "@zarr/core";
+import { type HierarchyNode, NodeNotFoundError, open } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
 import { type Command, str } from "../command.js";
 import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
 import { parseCount } from "../usage.js";

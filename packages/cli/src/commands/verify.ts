@@ -1,4 +1,6 @@
-import { type HierarchyNode, nodePrefix, open, resolveStore, type ZarrArray } from "@zarr/core";
+import { type HierarchyNode, open, type ZarrArray } from "@zarr/core";
+import { nodePrefix } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { type Command, green, type Io, red, str } from "../command.js";
 import { openStoreArg, STORE_HELP, type StoreFlags } from "../stores.js";
 import { parseCount } from "../usage.js";

@@ -10,18 +10,17 @@
  * @module
  */
 import {
-  childKey,
   consolidate as consolidateV3,
   createGroup,
   type Group,
   type HierarchyNode,
   MemoryStore,
   open,
-  parentPath,
-  resolveStore,
   type Store,
   type ZarrArray,
 } from "@zarr/core";
+import { childKey, parentPath } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { consolidate as consolidateV2, createGroupV2 } from "@zarr/v2-compat";
 import { applyLayoutFlags, LAYOUT_FLAGS, type Layout, layoutOf, writeLayout } from "../layout.js";
 import { UsageError } from "../usage.js";

@@ -6,17 +6,15 @@
  *
  * @module
  */
+import { type DataArray, type Store, slice } from "@zarr/core";
+import { crc32c } from "@zarr/core/builtin-codecs";
 import {
   type Axis,
   copyStrided,
-  crc32c,
   cStrides,
-  type DataArray,
   forEachConcurrent,
   keepsEveryChunk,
-  type Store,
-  slice,
-} from "@zarr/core";
+} from "@zarr/core/internal";
 import type { Progress } from "../progress.js";
 import type { PlannedNode } from "./plan.js";
 import type { ArrayUnits, SortedIndices } from "./units.js";

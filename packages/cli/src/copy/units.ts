@@ -27,7 +27,8 @@
  *
  * @module
  */
-import { keepsEveryChunk, type Store } from "@zarr/core";
+import type { Store } from "@zarr/core";
+import { keepsEveryChunk } from "@zarr/core/internal";
 import { TooLargeError } from "../usage.js";
 import type { CopyPlan, PlannedNode } from "./plan.js";
 

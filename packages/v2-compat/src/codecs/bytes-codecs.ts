@@ -6,7 +6,8 @@
  * @module
  */
 import { lz4Compress, lz4Decompress } from "@zarr/codec-blosc/lz4";
-import { type BytesToBytesCodec, CodecError, type CodecFactory } from "@zarr/core";
+import { CodecError } from "@zarr/core";
+import type { BytesToBytesCodec, CodecFactory } from "@zarr/core/codec";
 import { Config } from "./common.js";
 
 import { DEFAULT_MAX_DECODED_SIZE } from "./compressors.js";

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { type ChunkSpec, CodecError, type DataArray } from "@zarr/core";
+import { CodecError, type DataArray } from "@zarr/core";
+import type { ChunkSpec } from "@zarr/core/codec";
 import { count, filterCodec, filterFactory } from "./common.js";
 import { store } from "./numeric.js";
 

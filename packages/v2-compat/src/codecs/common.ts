@@ -5,19 +5,15 @@
  * @module
  */
 import {
-  type ArrayToArrayCodec,
-  type ChunkSpec,
-  type CodecContext,
   CodecError,
-  type CodecFactory,
-  cStrides,
   type DataArray,
   type DataType,
   type JsonObject,
   type JsonValue,
   type NDArray,
-  showJson,
 } from "@zarr/core";
+import type { ArrayToArrayCodec, ChunkSpec, CodecContext, CodecFactory } from "@zarr/core/codec";
+import { cStrides, showJson } from "@zarr/core/internal";
 import { parseV2DType } from "../dtypes/typestr.js";
 
 /**

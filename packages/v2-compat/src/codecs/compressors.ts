@@ -4,16 +4,9 @@
  *
  * @module
  */
-import {
-  type BytesToBytesCodec,
-  CodecError,
-  type CodecFactory,
-  type CodecOptions,
-  type JsonObject,
-  type JsonValue,
-  showJson,
-  UnsupportedError,
-} from "@zarr/core";
+import { CodecError, type JsonObject, type JsonValue, UnsupportedError } from "@zarr/core";
+import type { BytesToBytesCodec, CodecFactory, CodecOptions } from "@zarr/core/codec";
+import { showJson } from "@zarr/core/internal";
 import { bzip2Decompress } from "../compress/bzip2-decode.js";
 import { bzip2Compress } from "../compress/bzip2-encode.js";
 import type { LzmaProps } from "../compress/lzma-decode.js";

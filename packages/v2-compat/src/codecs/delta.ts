@@ -7,7 +7,8 @@
  *
  * @module
  */
-import type { ChunkSpec, DataArray, JsonObject } from "@zarr/core";
+import type { DataArray, JsonObject } from "@zarr/core";
+import type { ChunkSpec } from "@zarr/core/codec";
 import { checkInput, count, filterCodec, filterFactory, isNumeric } from "./common.js";
 import { cast, castNaN, floatArith, isBig, type Num, store, toPrecision } from "./numeric.js";
 

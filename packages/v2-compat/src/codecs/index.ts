@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { CodecFactory } from "@zarr/core";
+import type { CodecFactory } from "@zarr/core/codec";
 import {
   lz4Codec,
   numcodecsLz4Codec,

@@ -6,14 +6,9 @@
  *
  * @module
  */
-import {
-  type ArrayToBytesCodec,
-  type ChunkSpec,
-  CodecError,
-  type CodecFactory,
-  cStrides,
-  type NDArray,
-} from "@zarr/core";
+import { CodecError, type NDArray } from "@zarr/core";
+import type { ArrayToBytesCodec, ChunkSpec, CodecFactory } from "@zarr/core/codec";
+import { cStrides } from "@zarr/core/internal";
 import { cOrder, count } from "./common.js";
 
 const MARK = "\u0000zarr-nonfinite:";

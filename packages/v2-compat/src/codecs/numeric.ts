@@ -5,14 +5,13 @@
  *
  * @module
  */
+import type { DataArray, DataType } from "@zarr/core";
 import {
-  type DataArray,
-  type DataType,
   float16BitsToFloat32Bits,
   float32BitsToFloat16Bits,
   float64ToFloat16Bits,
   roundToFloat16,
-} from "@zarr/core";
+} from "@zarr/core/codec";
 
 /** An element of a numeric data array. */
 export type Num = number | bigint;

@@ -4,7 +4,9 @@
  *
  * @module
  */
-import { type ChunkSpec, CodecError, type DataArray, uint8 } from "@zarr/core";
+import { CodecError, type DataArray } from "@zarr/core";
+import type { ChunkSpec } from "@zarr/core/codec";
+import { uint8 } from "@zarr/core/internal";
 import { count, filterCodec, filterFactory } from "./common.js";
 
 function packbitsFactory(name: string) {

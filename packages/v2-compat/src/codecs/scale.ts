@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { ChunkSpec, DataArray, DataType } from "@zarr/core";
+import type { DataArray, DataType } from "@zarr/core";
+import type { ChunkSpec } from "@zarr/core/codec";
 import { type Config, checkInput, count, filterCodec, filterFactory, isNumeric } from "./common.js";
 import {
   cast,

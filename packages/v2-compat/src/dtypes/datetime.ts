@@ -9,14 +9,13 @@
  */
 import {
   type DataArray,
-  type DataTypeResolver,
   type FillValue,
-  FixedSizeDataType,
   type JsonValue,
   MetadataError,
   type Scalar,
   ValueError,
 } from "@zarr/core";
+import { type DataTypeResolver, FixedSizeDataType } from "@zarr/core/internal";
 import type { JsonValueDataType } from "./json-value.js";
 
 /** The units numpy accepts (`generic` is written as no unit). */

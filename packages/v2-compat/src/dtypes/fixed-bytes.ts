@@ -8,13 +8,12 @@
 import {
   type DataArray,
   type FillValue,
-  FixedSizeDataType,
   type JsonValue,
   MetadataError,
   type Scalar,
-  showJson,
   ValueError,
 } from "@zarr/core";
+import { FixedSizeDataType, showJson } from "@zarr/core/internal";
 import { decodeBase64, encodeBase64, latin1 } from "../util/base64.js";
 import type { JsonValueDataType } from "./json-value.js";
 

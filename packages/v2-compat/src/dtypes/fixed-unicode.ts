@@ -6,7 +6,6 @@
  * @module
  */
 import {
-  allocateValues,
   CodecError,
   type DataArray,
   type DataType,
@@ -14,9 +13,9 @@ import {
   type JsonValue,
   MetadataError,
   type Scalar,
-  showJson,
   ValueError,
 } from "@zarr/core";
+import { allocateValues, showJson } from "@zarr/core/internal";
 import type { JsonValueDataType } from "./json-value.js";
 
 /** Largest `U` length accepted (code points). */

@@ -4,14 +4,8 @@
  *
  * @module
  */
-import {
-  allocateValues,
-  type DataArray,
-  type DataType,
-  type FillValue,
-  type JsonValue,
-  type Scalar,
-} from "@zarr/core";
+import type { DataArray, DataType, FillValue, JsonValue, Scalar } from "@zarr/core";
+import { allocateValues } from "@zarr/core/internal";
 import type { JsonValueDataType } from "./json-value.js";
 
 /** An object array whose elements are JSON values. */

@@ -13,13 +13,12 @@ import {
   type DataArray,
   type DataType,
   type FillValue,
-  FixedSizeDataType,
   type JsonValue,
   MetadataError,
   type Scalar,
-  showJson,
   ValueError,
 } from "@zarr/core";
+import { FixedSizeDataType, showJson } from "@zarr/core/internal";
 import { decodeBase64, encodeBase64 } from "../util/base64.js";
 import { hasJsonValue, type JsonValueDataType } from "./json-value.js";
 

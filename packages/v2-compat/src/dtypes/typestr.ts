@@ -8,11 +8,11 @@
  *
  * @module
  */
+import { type DataType, type JsonValue, MetadataError } from "@zarr/core";
 import {
   bool,
   complex64,
   complex128,
-  type DataType,
   float16,
   float32,
   float64,
@@ -20,14 +20,12 @@ import {
   int16,
   int32,
   int64,
-  type JsonValue,
-  MetadataError,
   showJson,
   uint8,
   uint16,
   uint32,
   uint64,
-} from "@zarr/core";
+} from "@zarr/core/internal";
 import { DateTimeDataType, TIME_UNITS } from "./datetime.js";
 import { FixedBytesDataType, MAX_FIXED_BYTES } from "./fixed-bytes.js";
 import { FixedUnicodeDataType, MAX_UNICODE_LENGTH } from "./fixed-unicode.js";

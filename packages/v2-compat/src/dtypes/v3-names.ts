@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { type DataType, type DataTypeResolver, type JsonValue, MetadataError } from "@zarr/core";
+import { type DataType, type JsonValue, MetadataError } from "@zarr/core";
+import type { DataTypeResolver } from "@zarr/core/internal";
 import { DateTimeDataType } from "./datetime.js";
 import { FixedBytesDataType } from "./fixed-bytes.js";
 import { FixedUnicodeDataType } from "./fixed-unicode.js";

@@ -5,13 +5,8 @@
  *
  * @module
  */
-import {
-  type JsonObject,
-  type JsonValue,
-  MetadataError,
-  parseJson,
-  stringifyJson,
-} from "@zarr/core";
+import { type JsonObject, type JsonValue, MetadataError } from "@zarr/core";
+import { parseJson, stringifyJson } from "@zarr/core/internal";
 
 function sortKeys(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(sortKeys);

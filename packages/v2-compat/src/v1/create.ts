@@ -4,15 +4,9 @@
  *
  * @module
  */
-import {
-  type AnyStore,
-  ContainsNodeError,
-  childKey,
-  nodePrefix,
-  resolveStore,
-  type Store,
-  type ZarrArray,
-} from "@zarr/core";
+import { type AnyStore, ContainsNodeError, type Store, type ZarrArray } from "@zarr/core";
+import { childKey, nodePrefix } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { writeV2Json } from "../util/json.js";
 import { type CreateArrayV2Options, zarrayFor } from "../v2/create.js";
 import { arrayFromZArray } from "../v2/format.js";

@@ -5,16 +5,14 @@
  * @module
  */
 import {
-  childKey,
   type JsonObject,
   MetadataError,
-  metadataRead,
-  type NodeFormat,
   type OpenOptions,
-  parseJson,
   type Store,
   type ZarrArray,
 } from "@zarr/core";
+import { metadataRead } from "@zarr/core/codec";
+import { childKey, type NodeFormat, parseJson } from "@zarr/core/internal";
 import { type ArrayDocs, arrayFromZArray } from "../v2/format.js";
 import { v1MetaJson, validateV1Meta } from "./meta.js";
 

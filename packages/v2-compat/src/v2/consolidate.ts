@@ -5,14 +5,10 @@
  *
  * @module
  */
-import {
-  type AnyStore,
-  type JsonObject,
-  metadataRead,
-  parseJson,
-  resolveStore,
-  type Store,
-} from "@zarr/core";
+import type { AnyStore, JsonObject, Store } from "@zarr/core";
+import { metadataRead } from "@zarr/core/codec";
+import { parseJson } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { writeV2Json } from "../util/json.js";
 import { dropConsolidated, ZMETADATA } from "./consolidated-cache.js";
 import { normalizeV2Path } from "./paths.js";

@@ -6,14 +6,9 @@
  *
  * @module
  */
-import {
-  isValidKey,
-  type JsonObject,
-  type JsonValue,
-  MetadataError,
-  metadataRead,
-  type Store,
-} from "@zarr/core";
+import { type JsonObject, type JsonValue, MetadataError, type Store } from "@zarr/core";
+import { metadataRead } from "@zarr/core/codec";
+import { isValidKey } from "@zarr/core/store";
 import { readJsonObject } from "../util/json.js";
 
 /** The consolidated metadata document key. */

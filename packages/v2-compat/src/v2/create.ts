@@ -7,20 +7,16 @@
 import {
   type AnyStore,
   ContainsNodeError,
-  childKey,
   type Group,
   type JsonObject,
   type JsonValue,
-  metadataRead,
-  nodePrefix,
-  parentPath,
-  parseJson,
-  resolveStore,
   type Store,
-  showJson,
   ValueError,
   type ZarrArray,
 } from "@zarr/core";
+import { metadataRead } from "@zarr/core/codec";
+import { childKey, nodePrefix, parentPath, parseJson, showJson } from "@zarr/core/internal";
+import { resolveStore } from "@zarr/core/store";
 import { lzmaFiltersJson } from "../codecs/compressors.js";
 import { numcodecsConfig } from "../codecs/numcodecs-keys.js";
 import { parseV2DType } from "../dtypes/typestr.js";

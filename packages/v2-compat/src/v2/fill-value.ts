@@ -19,17 +19,19 @@
  */
 
 import {
-  type ArrayMetadataV3,
   type DataType,
   type FillValue,
-  float32,
-  float64,
   type JsonObject,
   type JsonValue,
-  keepsEveryChunk,
   MetadataError,
-  V2_FILL_VALUE_FIELD,
 } from "@zarr/core";
+import {
+  type ArrayMetadataV3,
+  float32,
+  float64,
+  keepsEveryChunk,
+  V2_FILL_VALUE_FIELD,
+} from "@zarr/core/internal";
 import { encodeBase64 } from "../util/base64.js";
 
 /**

@@ -7,26 +7,27 @@
  * @module
  */
 import {
-  type ArrayMetadataV3,
-  buildArrayParts,
-  childKey,
-  codecFactory,
   Group,
-  type GroupContext,
-  type GroupMetadataV3,
   type JsonObject,
   type JsonValue,
   MetadataError,
-  metadataRead,
-  type NodeFormat,
-  nodePrefix,
   type OpenOptions,
   open,
-  parseJson,
   type Store,
-  stringifyJson,
   ZarrArray,
 } from "@zarr/core";
+import { codecFactory, metadataRead } from "@zarr/core/codec";
+import {
+  type ArrayMetadataV3,
+  buildArrayParts,
+  childKey,
+  type GroupContext,
+  type GroupMetadataV3,
+  type NodeFormat,
+  nodePrefix,
+  parseJson,
+  stringifyJson,
+} from "@zarr/core/internal";
 import { readJsonObject, writeV2Json } from "../util/json.js";
 import { consolidatedOf, dropConsolidated } from "./consolidated-cache.js";
 import { v2FillExtra } from "./fill-value.js";

@@ -5,12 +5,8 @@
  *
  * @module
  */
-import {
-  type CreateArrayOptions,
-  type JsonObject,
-  resolveDataType,
-  UnsupportedError,
-} from "@zarr/core";
+import { type CreateArrayOptions, type JsonObject, UnsupportedError } from "@zarr/core";
+import { resolveDataType } from "@zarr/core/internal";
 import { v2DtypeOf, zarrayOfV3 } from "../convert.js";
 import type { CreateArrayV2Options } from "./create.js";
 

@@ -5,16 +5,14 @@
  * @module
  */
 import {
-  bytes as bytesType,
   type DataType,
   type FillValue,
   type JsonObject,
   type JsonValue,
   MetadataError,
-  showJson,
-  string as stringType,
   UnsupportedError,
 } from "@zarr/core";
+import { bytes as bytesType, showJson, string as stringType } from "@zarr/core/internal";
 import { jsonObject } from "../dtypes/object.js";
 import { parseV2DType, type V2DType } from "../dtypes/typestr.js";
 import { parseV2FillValue } from "./fill-value.js";
