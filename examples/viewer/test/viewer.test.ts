@@ -401,9 +401,11 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
       const pixels = await canvasPixels(page);
       expect([pixels.height, pixels.width]).toEqual([rows, cols]);
       expect(compare(pixels.data, expected, cols)).toEqual({ mismatches: 0 });
-      // index.js and the lazily loaded blosc chunk (the page reloaded: two scripts this time).
+      // index.js and, loaded on demand (the page reloaded: they are fetched again), the
+      // blosc codec, core's sharding_indexed codec and the crc32c codec of its index.
       const scripts = server.log.filter((r) => r.path.endsWith(".js")).slice(assetsBefore);
-      expect(scripts).toHaveLength(2);
+      expect(scripts, scripts.map((r) => r.path).join(", ")).toHaveLength(4);
+      expect(scripts.some((r) => /crc32c-[^/]*\.js$/.test(r.path))).toBe(true);
       expect(server.log.some((r) => r.path.endsWith(".wasm"))).toBe(false);
       expect(pageErrors).toEqual([]);
     } finally {

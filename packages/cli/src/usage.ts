@@ -6,7 +6,7 @@ import { ZarrError } from "@zarr/core";
  * written (exit code 2). The message names the size and what to do instead.
  */
 export class TooLargeError extends ZarrError {
-  override name = "TooLargeError";
+  override name = this.constructor === TooLargeError ? "TooLargeError" : this.constructor.name;
 }
 
 /** A command-line usage error (exit code 1). */

@@ -14,6 +14,18 @@ export interface ZarrErrorOptions {
 }
 
 /**
+ * The `name` of an error of class `cls`: `name` (written out, since minifiers rename
+ * classes) for `cls` itself, the class's own name for subclasses users define.
+ */
+function nameFor(
+  error: Error,
+  cls: abstract new (...args: never[]) => Error,
+  name: string,
+): string {
+  return error.constructor === cls ? name : error.constructor.name;
+}
+
+/**
  * Base class of every error thrown by `@zarr` packages: catch it to handle any
  * of them. `name` is the subclass name (kept through minification), `path` the
  * key, node path or field concerned, and `cause` the underlying error, if any.
@@ -63,7 +75,7 @@ export class ZarrError extends Error {
  * ```
  */
 export class NodeNotFoundError extends ZarrError {
-  override name = "NodeNotFoundError";
+  override name = nameFor(this, NodeNotFoundError, "NodeNotFoundError");
 }
 
 /**
@@ -83,7 +95,7 @@ export class NodeNotFoundError extends ZarrError {
  * ```
  */
 export class ContainsNodeError extends ZarrError {
-  override name = "ContainsNodeError";
+  override name = nameFor(this, ContainsNodeError, "ContainsNodeError");
 }
 
 /**
@@ -103,7 +115,7 @@ export class ContainsNodeError extends ZarrError {
  * ```
  */
 export class MetadataError extends ZarrError {
-  override name = "MetadataError";
+  override name = nameFor(this, MetadataError, "MetadataError");
 }
 
 /**
@@ -124,7 +136,7 @@ export class MetadataError extends ZarrError {
  * ```
  */
 export class CodecError extends ZarrError {
-  override name = "CodecError";
+  override name = nameFor(this, CodecError, "CodecError");
 }
 
 /**
@@ -144,7 +156,7 @@ export class CodecError extends ZarrError {
  * ```
  */
 export class StoreError extends ZarrError {
-  override name = "StoreError";
+  override name = nameFor(this, StoreError, "StoreError");
 }
 
 /**
@@ -163,7 +175,7 @@ export class StoreError extends ZarrError {
  * ```
  */
 export class ValueTooLargeError extends StoreError {
-  override name = "ValueTooLargeError";
+  override name = nameFor(this, ValueTooLargeError, "ValueTooLargeError");
 }
 
 /**
@@ -184,7 +196,7 @@ export class ValueTooLargeError extends StoreError {
  * ```
  */
 export class InvalidKeyError extends StoreError {
-  override name = "InvalidKeyError";
+  override name = nameFor(this, InvalidKeyError, "InvalidKeyError");
 }
 
 /**
@@ -204,7 +216,7 @@ export class InvalidKeyError extends StoreError {
  * ```
  */
 export class StoreCapabilityError extends StoreError {
-  override name = "StoreCapabilityError";
+  override name = nameFor(this, StoreCapabilityError, "StoreCapabilityError");
 }
 
 /**
@@ -225,7 +237,7 @@ export class StoreCapabilityError extends StoreError {
  * ```
  */
 export class IndexError extends ZarrError {
-  override name = "IndexError";
+  override name = nameFor(this, IndexError, "IndexError");
 }
 
 /**
@@ -245,7 +257,7 @@ export class IndexError extends ZarrError {
  * ```
  */
 export class ValueError extends ZarrError {
-  override name = "ValueError";
+  override name = nameFor(this, ValueError, "ValueError");
 }
 
 /**
@@ -265,7 +277,7 @@ export class ValueError extends ZarrError {
  * ```
  */
 export class UnsupportedError extends ZarrError {
-  override name = "UnsupportedError";
+  override name = nameFor(this, UnsupportedError, "UnsupportedError");
 }
 
 /**
@@ -286,7 +298,7 @@ export class UnsupportedError extends ZarrError {
  * ```
  */
 export class NotRegisteredError extends UnsupportedError {
-  override name = "NotRegisteredError";
+  override name = nameFor(this, NotRegisteredError, "NotRegisteredError");
   /** The extension point, e.g. `"codec"`. */
   readonly kind: string;
   /** The extension name, e.g. `"blosc"`. */
@@ -325,7 +337,7 @@ export class NotRegisteredError extends UnsupportedError {
  * ```
  */
 export class AbortError extends ZarrError {
-  override name = "AbortError";
+  override name = nameFor(this, AbortError, "AbortError");
 }
 
 /** Throws an {@link AbortError} if `signal` is aborted. */
@@ -336,4 +348,37 @@ export function throwIfAborted(signal: AbortSignal | undefined, path?: string): 
       cause: signal.reason,
     });
   }
+}
+
+/**
+ * `promise`, or an {@link AbortError} as soon as `signal` aborts, whichever
+ * comes first (the work behind `promise` goes on: it is shared with others).
+ */
+export function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  path?: string,
+): Promise<T> {
+  if (signal === undefined) return promise;
+  throwIfAborted(signal, path);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      try {
+        throwIfAborted(signal, path);
+      } catch (e) {
+        reject(e);
+      }
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -57,7 +57,6 @@ export {
   buildArrayParts,
   keepsEveryChunk,
   type NodeFormat,
-  nodeFormatRegistry,
   V2_FILL_VALUE_FIELD,
 } from "./hierarchy/open.js";
 export { childKey, nodeName, nodePrefix, parentPath } from "./hierarchy/paths.js";
@@ -94,5 +93,12 @@ export {
   serializeGroupMetadataV3,
   validateNodeName,
 } from "./metadata/index.js";
-export { type DataTypeResolver, dataTypeRegistry, Registry } from "./registry/index.js";
+export {
+  chunkGridRegistry,
+  chunkKeyEncodingRegistry,
+  type DataTypeResolver,
+  dataTypeRegistry,
+  nodeFormatRegistry,
+  Registry,
+} from "./registry/index.js";
 export { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "./util/concurrency.js";

@@ -11,6 +11,7 @@
 
 import type { JsonValue } from "./dtypes/types.js";
 import { MetadataError } from "./errors.js";
+import { loadPart } from "./util/load.js";
 
 /** Nesting deeper than this is rejected (instead of overflowing the call stack). */
 export const MAX_JSON_DEPTH = 1000;
@@ -61,7 +62,7 @@ export async function parseJsonDocument(
   const text = jsonText(input, path);
   const fast = parseNative(text);
   if (fast !== undefined) return fast;
-  const { parseJson } = await import("./json.js");
+  const { parseJson } = await loadPart("exact JSON parser", () => import("./json.js"));
   return parseJson(text, path);
 }
 

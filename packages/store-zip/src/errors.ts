@@ -12,5 +12,5 @@ import { StoreError } from "@zarr/core";
  * entry) concerned.
  */
 export class ZipFormatError extends StoreError {
-  override name = "ZipFormatError";
+  override name = this.constructor === ZipFormatError ? "ZipFormatError" : this.constructor.name;
 }

@@ -178,6 +178,19 @@ describe("v2 errors and path rules", () => {
 });
 
 describe("v3 → v2 metadata that numcodecs 0.11 reads", () => {
+  it("refuses a v2 zstd compressor with checksum: true instead of dropping it (numcodecs < 0.13 cannot read the key)", async () => {
+    const store = new MemoryStore();
+    await expect(
+      createArrayV2(store, "z", {
+        shape: [50],
+        chunks: [16],
+        dtype: ">i8",
+        compressor: { id: "zstd", level: 19, checksum: true },
+      }),
+    ).rejects.toBeInstanceOf(UnsupportedError);
+    expect(await store.get("z/.zarray")).toBeUndefined();
+  });
+
   it("leaves out zstd's checksum key and writes r<N> fill values as base64 (v2 spec: fill_value)", async () => {
     const store = new MemoryStore();
     await createArray(store, "z", {

@@ -128,6 +128,7 @@ describe.skipIf(skipReason !== undefined || !distBuilt)("bundlers in Chromium", 
     ]);
     noBundlerPage(outs.none!, packagesDir, [
       "core",
+      "remote-store",
       "store-http",
       "codec-zstd",
       "codec-blosc",

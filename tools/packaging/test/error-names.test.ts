@@ -43,6 +43,10 @@ describe("error names in a minified bundle", () => {
         return [exported, error.name];
       });
       expect(names).toEqual(names.map(([exported]) => [exported, exported]));
+      // A subclass an application defines keeps its own name.
+      const CodecError = core.CodecError as new (message: string) => Error;
+      class ChecksumMismatch extends CodecError {}
+      expect(new ChecksumMismatch("bad").name).toBe("ChecksumMismatch");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,7 +8,7 @@
 
 import type { NDArray } from "../codecs/types.js";
 import type { DataArray, Scalar } from "../dtypes/types.js";
-import { IndexError } from "../errors.js";
+import { IndexError, ValueError } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
 import { bitExact } from "../indexing/strided.js";
 import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/concurrency.js";
@@ -63,6 +63,13 @@ export async function writeCoordinates(
   const source = valueSource(ctx, value as ArrayValue, [points.count]);
   const dataType = ctx.parts.dataType;
   const width = dataType.width;
+  // One value per point: more would be silently dropped.
+  if (source.kind === "array" && source.data.length !== points.count * width) {
+    throw new ValueError(
+      `${ctx.where}: ${source.data.length / width} values for ${points.count} points`,
+      { path: ctx.path },
+    );
+  }
   const chunkLen = product(ctx.chunkSpec.shape);
   await forEachConcurrent(
     points.byChunk.values(),

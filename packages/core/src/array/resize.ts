@@ -9,7 +9,7 @@
 import { throwIfAborted, ValueError } from "../errors.js";
 import { type Selection, slice } from "../indexing/index.js";
 import type { ArrayContext } from "./context.js";
-import { writeArrayMetadata, writeSelection } from "./write.js";
+import { withMetadataLock, writeArrayMetadata, writeSelection } from "./write.js";
 
 /** Changes the shape of the array (see `ZarrArray.resize`). */
 export async function resizeArray(
@@ -23,6 +23,18 @@ export async function resizeArray(
       { path: ctx.path },
     );
   }
+  // Under the metadata lock: the plan starts from the shape no other change is replacing.
+  await withMetadataLock(ctx, async () => {
+    throwIfAborted(options.signal, ctx.path);
+    await resizeLocked(ctx, shape, options);
+  });
+}
+
+async function resizeLocked(
+  ctx: ArrayContext,
+  shape: readonly number[],
+  options: { signal?: AbortSignal; clearEdges?: boolean },
+): Promise<void> {
   const plan = resizePlan(ctx.shape, shape, ctx.chunkShape, ctx.parts.grid.gridShape(ctx.shape), {
     clearEdges: options.clearEdges === true,
   });
@@ -34,6 +46,7 @@ export async function resizeArray(
       throwIfAborted(signal, ctx.path);
       if (!plan.isDoomed(coords)) await clearChunkOutside(ctx, coords, shape, signal);
     }
+    throwIfAborted(signal, ctx.path);
     await writeArrayMetadata(ctx, { ...ctx.parts.meta, shape: [...shape] });
     await eraseInBatches(
       ctx,
@@ -50,6 +63,7 @@ export async function resizeArray(
     else if (plan.isStraddling(coords)) straddling.push(coords);
   }
   for (const coords of straddling) await clearChunkOutside(ctx, coords, shape, signal);
+  throwIfAborted(signal, ctx.path);
   await writeArrayMetadata(ctx, { ...ctx.parts.meta, shape: [...shape] });
   await eraseInBatches(ctx, doomed, options);
 }

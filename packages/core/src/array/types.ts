@@ -19,9 +19,12 @@ import type { ChunkCodecWorkers } from "../workers/types.js";
 
 /** Options of reads (`getChunk`, `getCoordinates`), and the base of every array operation's options. */
 export interface GetOptions {
-  /** Cancels the read. */
+  /** Cancels the operation: it rejects with an `AbortError`. */
   signal?: AbortSignal;
-  /** Chunks fetched and decoded at once (default 16). */
+  /**
+   * Chunks in flight at once: fetched and decoded, and for writes modified,
+   * encoded and stored (default 16). Ignored by `getChunk` and `setChunk`.
+   */
   concurrency?: number;
   /** How partial reads of sharded chunks merge nearby byte ranges. */
   coalesce?: CoalesceOptions;
@@ -55,7 +58,7 @@ export interface ReadOptions<D extends DataTypeName = DataTypeName> extends GetO
   out?: DataArrayOf<D>;
 }
 
-/** Options of `ZarrArray.set`. */
+/** Options of writes (`ZarrArray.set`, `setChunk`, `setCoordinates`). */
 export interface SetOptions extends GetOptions {
   /**
    * Store chunks whose every element equals the fill value (default `false`:
@@ -77,11 +80,17 @@ export type ArrayValue<D extends DataTypeName = DataTypeName> =
 
 /** The parts of an array's definition that are derived from its metadata. */
 export interface ArrayParts {
+  /** The metadata document, in v3 form. */
   readonly meta: ArrayMetadataV3;
+  /** The resolved data type. */
   readonly dataType: DataType;
+  /** The resolved fill value. */
   readonly fillValue: FillValue;
+  /** The chunk grid (chunk shape and grid shape). */
   readonly grid: ChunkGrid;
+  /** Maps chunk grid coordinates to store keys and back. */
   readonly keyEncoding: ChunkKeyEncoding;
+  /** The codec pipeline of the chunks. */
   readonly codecs: CodecPipeline;
   /** Writes metadata for this array (v3 zarr.json, or another format's documents). */
   readonly writeMetadata?: (store: Store, path: string, meta: ArrayMetadataV3) => Promise<void>;

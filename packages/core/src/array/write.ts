@@ -235,6 +235,7 @@ function checkDataKind(ctx: ArrayContext, data: DataArray, n: number): void {
 
 /** Writes `meta` as the array's metadata and rebuilds the parts from it. */
 export async function writeArrayMetadata(ctx: ArrayContext, meta: ArrayMetadataV3): Promise<void> {
+  // Callers hold the metadata lock (see changeArrayMetadata): `meta` is based on the current parts.
   if (ctx.parts.writeMetadata) {
     await ctx.parts.writeMetadata(ctx.store, ctx.path, meta);
   } else {
@@ -244,6 +245,30 @@ export async function writeArrayMetadata(ctx: ArrayContext, meta: ArrayMetadataV
     );
   }
   ctx.parts = await ctx.parts.rebuild(meta);
+}
+
+/**
+ * Runs `fn` holding the lock of the array's metadata document (per store
+ * resource, like chunk writes): metadata changes of one array never interleave,
+ * so none starts from a document another is replacing.
+ */
+export function withMetadataLock<T>(ctx: ArrayContext, fn: () => Promise<T>): Promise<T> {
+  return withKeyLock(ctx.store, childKey(ctx.path, "zarr.json"), fn);
+}
+
+/**
+ * Changes the metadata under the metadata lock: `update` receives the current
+ * document (after any change that was running), and its result is written.
+ */
+export function changeArrayMetadata(
+  ctx: ArrayContext,
+  update: (meta: ArrayMetadataV3) => ArrayMetadataV3,
+  signal?: AbortSignal,
+): Promise<void> {
+  return withMetadataLock(ctx, async () => {
+    throwIfAborted(signal, ctx.path);
+    await writeArrayMetadata(ctx, update(ctx.parts.meta));
+  });
 }
 
 /** The selection writes every element of a chunk of `shape` (padding included). */

@@ -7,7 +7,7 @@
 
 import type { JsonObject, JsonValue } from "../dtypes/types.js";
 import { MetadataError } from "../errors.js";
-import { Registry } from "../registry/registry.js";
+import { chunkGridRegistry } from "../registry/index.js";
 
 /** A regular tessellation of the array into chunks of one shape. */
 export interface ChunkGrid {
@@ -67,11 +67,6 @@ export const regularChunkGrid: ChunkGridFactory = {
     return regularGrid((cs as number[]).map((c) => Math.max(c, 1)));
   },
 };
-
-/** Chunk grids by name; `regular` is built in. */
-export const chunkGridRegistry: Registry<ChunkGridFactory> = new Registry<ChunkGridFactory>(
-  "chunk grid",
-);
 
 /** Resolves a chunk grid from metadata. */
 export function resolveChunkGrid(

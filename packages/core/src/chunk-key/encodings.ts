@@ -8,7 +8,7 @@
 
 import type { JsonObject } from "../dtypes/types.js";
 import { MetadataError } from "../errors.js";
-import { Registry } from "../registry/registry.js";
+import { chunkKeyEncodingRegistry } from "../registry/index.js";
 
 /** Maps chunk grid coordinates to a key relative to the array's prefix. */
 export interface ChunkKeyEncoding {
@@ -82,10 +82,6 @@ export const v2ChunkKeyEncoding: ChunkKeyEncodingFactory = {
     };
   },
 };
-
-/** Chunk key encodings by name; `default` and `v2` are built in. */
-export const chunkKeyEncodingRegistry: Registry<ChunkKeyEncodingFactory> =
-  new Registry<ChunkKeyEncodingFactory>("chunk key encoding");
 
 /** Resolves a chunk key encoding from metadata. */
 export function resolveChunkKeyEncoding(

@@ -7,8 +7,9 @@
  */
 
 import type { JsonObject, JsonValue } from "../dtypes/types.js";
-import { CodecError, MetadataError, throwIfAborted } from "../errors.js";
+import { CodecError, MetadataError, throwIfAborted, untilAborted } from "../errors.js";
 import { codecRegistry } from "../registry/index.js";
+import { loadCodec } from "../util/load.js";
 import { bytesCodec } from "./array-bytes/bytes.js";
 import {
   type DecodeLimits,
@@ -37,31 +38,86 @@ import type {
  * time metadata names them, so an application that never meets a sharded,
  * transposed, checksummed or variable-length array does not ship their code.
  */
-function builtinCodec(name: string): CodecFactory | Promise<CodecFactory> | undefined {
+function builtinCodec(
+  name: string,
+  path: string,
+): CodecFactory | Promise<CodecFactory> | undefined {
   switch (name) {
     case "bytes":
       return bytesCodec;
     case "transpose":
-      return import("./array-array/transpose.js").then((m) => m.transposeCodec);
+      return loadCodec(name, path, () => import("./array-array/transpose.js")).then(
+        (m) => m.transposeCodec,
+      );
     case "crc32c":
-      return import("./bytes-bytes/crc32c.js").then((m) => m.crc32cCodec);
+      return loadCodec(name, path, () => import("./bytes-bytes/crc32c.js")).then(
+        (m) => m.crc32cCodec,
+      );
     case "sharding_indexed":
-      return import("../sharding/codec.js").then((m) => m.shardingCodec);
+      return loadCodec(name, path, () => import("../sharding/codec.js")).then(
+        (m) => m.shardingCodec,
+      );
     case "vlen-utf8":
-      return import("./array-bytes/vlen.js").then((m) => m.vlenUtf8Codec);
+      return loadCodec(name, path, () => import("./array-bytes/vlen.js")).then(
+        (m) => m.vlenUtf8Codec,
+      );
     case "vlen-bytes":
-      return import("./array-bytes/vlen.js").then((m) => m.vlenBytesCodec);
+      return loadCodec(name, path, () => import("./array-bytes/vlen.js")).then(
+        (m) => m.vlenBytesCodec,
+      );
     default:
       return undefined;
   }
 }
 
-/** Finds the factory for `name`: registered codecs first (so users can override), then built-ins. */
-export async function codecFactory(name: string, path: string): Promise<CodecFactory> {
-  if (codecRegistry.has(name)) return codecRegistry.get(name, path);
-  const builtin = builtinCodec(name);
-  if (builtin) return builtin;
-  return codecRegistry.get(name, path);
+/**
+ * Finds the factory for `name`: registered codecs first (so users can override),
+ * then built-ins. A lazy registration that fails to load, or loads something
+ * that is not a codec factory, is a `CodecError`; `signal` stops the wait for a
+ * loader (an `AbortError`).
+ */
+export async function codecFactory(
+  name: string,
+  path: string,
+  signal?: AbortSignal,
+): Promise<CodecFactory> {
+  const found = codecRegistry.has(name)
+    ? codecRegistry.get(name, path)
+    : (builtinCodec(name, path) ?? codecRegistry.get(name, path));
+  const factory = await untilAborted(Promise.resolve(found), signal, path);
+  if (
+    typeof factory !== "object" ||
+    factory === null ||
+    typeof factory.fromConfig !== "function" ||
+    !CODEC_KINDS.includes(factory.kind)
+  ) {
+    throw new CodecError(
+      `${path}: codec "${name}" is registered as something that is not a codec factory (an object with kind and fromConfig)`,
+      { path },
+    );
+  }
+  return factory;
+}
+
+const CODEC_KINDS: readonly string[] = ["array_to_array", "array_to_bytes", "bytes_to_bytes"];
+
+/** Throws `CodecError` unless `codec`, made by the factory of `name`, has what a codec of its kind needs. */
+function checkCodec(codec: Codec, name: string, path: string): void {
+  const ok =
+    typeof codec === "object" &&
+    codec !== null &&
+    CODEC_KINDS.includes(codec.kind) &&
+    typeof codec.encode === "function" &&
+    typeof codec.decode === "function" &&
+    typeof codec.toJSON === "function" &&
+    (codec.kind !== "array_to_array" || typeof codec.encodedSpec === "function") &&
+    (codec.kind !== "array_to_bytes" || typeof codec.validate === "function");
+  if (!ok) {
+    throw new CodecError(
+      `${path}: the factory of codec "${name}" returned something that is not a codec (kind, encode, decode, toJSON${codec?.kind === "array_to_array" ? ", encodedSpec" : codec?.kind === "array_to_bytes" ? ", validate" : ""})`,
+      { path },
+    );
+  }
 }
 
 /** A `{name, configuration}` codec entry from metadata. */
@@ -170,14 +226,16 @@ export class CodecPipeline {
 
   /**
    * Builds a pipeline from metadata codec entries for chunks of `spec`.
-   * Throws `MetadataError` for a malformed list and `NotRegisteredError` for
-   * unknown codecs.
+   * Throws `MetadataError` for a malformed list, `NotRegisteredError` for
+   * unknown codecs, `CodecError` for codecs that fail to load, and
+   * `AbortError` when `signal` aborts while a codec loads.
    */
   static async create(
     entries: readonly JsonValue[],
     spec: ChunkSpec,
     path: string,
     format: 2 | 3 = 3,
+    signal?: AbortSignal,
   ): Promise<CodecPipeline> {
     if (!Array.isArray(entries) || entries.length === 0) {
       throw new MetadataError(
@@ -188,7 +246,7 @@ export class CodecPipeline {
       );
     }
     const pipeline = (inner: readonly JsonValue[], innerSpec: ChunkSpec, innerPath: string) =>
-      CodecPipeline.create(inner, innerSpec, innerPath, format);
+      CodecPipeline.create(inner, innerSpec, innerPath, format, signal);
     const a2a: ArrayToArrayCodec[] = [];
     const b2b: BytesToBytesCodec[] = [];
     let a2b: ArrayToBytesCodec | undefined;
@@ -197,7 +255,7 @@ export class CodecPipeline {
     for (let i = 0; i < entries.length; i++) {
       const field = `codecs[${i}]`;
       const json = parseCodecJson(entries[i], field, path);
-      const factory = await codecFactory(json.name, path);
+      const factory = await codecFactory(json.name, path, signal);
       const context: CodecContext = {
         spec: current,
         path: `${path}: ${field} (${json.name})`,
@@ -205,6 +263,7 @@ export class CodecPipeline {
         pipeline,
       };
       const codec = await factory.fromConfig(json.configuration, context);
+      checkCodec(codec, json.name, path);
       if (codec.kind === "array_to_array") {
         if (a2b) {
           throw new MetadataError(

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { metadataRead } from "../codecs/limits.js";
 import type { JsonObject, JsonValue } from "../dtypes/types.js";
 import { MetadataError } from "../errors.js";
 import {
@@ -20,6 +21,7 @@ import {
   serializeArrayMetadataV3,
   serializeGroupMetadataV3,
 } from "../metadata/index.js";
+import { readNodeMetadataV3 } from "../metadata/read-node.js";
 import { isValidKey } from "../store/keys.js";
 import type { Store } from "../store/types.js";
 import { withKeyLock } from "../util/concurrency.js";
@@ -144,13 +146,49 @@ export function consolidatedMember(entries: ReadonlyMap<string, JsonObject>): Js
   return { kind: "inline", must_understand: false, metadata };
 }
 
-/** Applies `change` to the entries and rewrites the root group's document. */
+/**
+ * Applies `change` to the entries and rewrites the root group's document. Under
+ * the document's lock, the view first takes the document as stored: its
+ * attributes, and its consolidated entries (another handle's view may have
+ * changed them), so no rewrite puts back what another one replaced.
+ */
 async function rewrite(store: Store, view: ConsolidatedView, change: () => void): Promise<void> {
   const rootDoc = childKey(view.rootPath, "zarr.json");
   await withKeyLock(store, rootDoc, async () => {
+    await refresh(store, view, rootDoc);
     change();
     view.rootMeta = { ...view.rootMeta, consolidated_metadata: consolidatedMember(view.entries) };
     await store.set(rootDoc, encodeMetadata(serializeGroupMetadataV3(view.rootMeta)));
+  });
+}
+
+/** Replaces the view's root metadata and entries with the stored document's, when it is a group's. */
+async function refresh(store: Store, view: ConsolidatedView, rootDoc: string): Promise<void> {
+  const bytes = await store.get(rootDoc, undefined, metadataRead());
+  if (bytes === undefined) return;
+  const node = await readNodeMetadataV3(bytes, rootDoc);
+  if (node.kind !== "group") return;
+  view.rootMeta = node.meta;
+  const stored = readConsolidated(node.meta, view.rootPath, rootDoc);
+  if (stored === undefined) return;
+  view.entries.clear();
+  for (const [rel, doc] of stored.entries) view.entries.set(rel, doc);
+  view.children.clear();
+  for (const [parent, names] of stored.children) view.children.set(parent, names);
+}
+
+/**
+ * Writes `meta` (without its consolidated copy) as the root group's metadata,
+ * keeping the consolidated entries as stored.
+ */
+export async function replaceConsolidatedRoot(
+  store: Store,
+  view: ConsolidatedView,
+  meta: GroupMetadataV3,
+): Promise<void> {
+  const { consolidated_metadata: _replaced, ...own } = meta;
+  await rewrite(store, view, () => {
+    view.rootMeta = own as GroupMetadataV3;
   });
 }
 

@@ -147,7 +147,9 @@ export async function createArray(
   }
   const parsed = parseArrayMetadataV3(json, doc);
   // Build the pipeline before writing anything, so bad codec configs fail cleanly.
-  const parts = await buildArrayParts(parsed.meta, parsed.dataType, parsed.fillValue, doc);
+  const parts = await buildArrayParts(parsed.meta, parsed.dataType, parsed.fillValue, doc, {
+    signal: options.signal,
+  });
   // Codecs may fill in defaults (e.g. blosc typesize): record what they resolved to.
   const meta: ArrayMetadataV3 = { ...parts.meta, codecs: parts.codecs.toJSON() };
   await ensureWritableLocation(s, p, options.overwrite ?? false, options.signal);

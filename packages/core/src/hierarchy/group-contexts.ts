@@ -24,11 +24,11 @@ import {
   arrayEntry,
   type ConsolidatedView,
   consolidatedChildren,
-  consolidatedMember,
   groupEntry,
   readConsolidated,
   relativePath,
   removeFromConsolidated,
+  replaceConsolidatedRoot,
   updateConsolidated,
 } from "./consolidated.js";
 import { createArray, createGroup, eraseNode } from "./create-nodes.js";
@@ -100,8 +100,7 @@ export function consolidatedContext(view: ConsolidatedView): GroupContext {
     },
     async writeMetadata(store, path, meta) {
       if (path === view.rootPath) {
-        view.rootMeta = { ...meta, consolidated_metadata: consolidatedMember(view.entries) };
-        await writeGroupMetadataV3(store, path, view.rootMeta);
+        await replaceConsolidatedRoot(store, view, meta);
         return;
       }
       await writeGroupMetadataV3(store, path, meta);

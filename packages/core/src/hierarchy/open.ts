@@ -20,14 +20,16 @@ import { ContainsNodeError, NodeNotFoundError, throwIfAborted, ValueError } from
 import { normalizePath } from "../metadata/paths.js";
 import { readNodeMetadataV3 } from "../metadata/read-node.js";
 import type { ArrayMetadataV3 } from "../metadata/types.js";
-import { Registry } from "../registry/registry.js";
+import { nodeFormatRegistry } from "../registry/index.js";
 import { resolveStore } from "../store/index.js";
 import type { AnyStore, Store } from "../store/types.js";
+import { loadPart } from "../util/load.js";
 import type { Group } from "./group.js";
 import { childKey, nodePrefix } from "./paths.js";
 
 /** Options of the open functions. */
 export interface OpenOptions {
+  /** Cancels the call: it rejects with an `AbortError`. */
   signal?: AbortSignal;
   /**
    * Use a group's consolidated metadata when present (default `true`): the
@@ -64,12 +66,6 @@ export interface NodeFormat {
   open(store: Store, path: string, options?: OpenOptions): Promise<ZarrArray | Group | undefined>;
 }
 
-/** Node formats besides v3, by name (`"v2"`, `"v1"`). */
-export const nodeFormatRegistry: Registry<NodeFormat> = new Registry<NodeFormat>("format", {
-  v2: "@zarr/v2-compat",
-  v1: "@zarr/v2-compat",
-});
-
 const KNOWN_FORMAT_MARKERS: Record<string, readonly string[]> = {
   v2: [".zarray", ".zgroup", ".zattrs", ".zmetadata"],
   v1: ["meta"],
@@ -84,8 +80,13 @@ export async function buildArrayParts(
   dataType: DataType,
   fillValue: FillValue,
   path: string,
-  extra: Partial<Pick<ArrayParts, "writeMetadata" | "zarrFormat">> & { codecFormat?: 2 | 3 } = {},
+  extra: Partial<Pick<ArrayParts, "writeMetadata" | "zarrFormat">> & {
+    codecFormat?: 2 | 3;
+    /** Stops waiting for codecs that load lazily (this call only, not later rebuilds). */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<ArrayParts> {
+  const { signal, ...kept } = extra;
   const grid = resolveChunkGrid(meta.chunk_grid, meta.shape, path);
   const keyEncoding = resolveChunkKeyEncoding(meta.chunk_key_encoding, path);
   const codecs = await CodecPipeline.create(
@@ -93,6 +94,7 @@ export async function buildArrayParts(
     { shape: grid.chunkShape, dataType, fillValue },
     path,
     extra.codecFormat ?? 3,
+    signal,
   );
   return {
     meta,
@@ -104,7 +106,7 @@ export async function buildArrayParts(
     writeMetadata: extra.writeMetadata,
     zarrFormat: extra.zarrFormat ?? 3,
     keepFillChunks: keepsEveryChunk(meta),
-    rebuild: (m) => buildArrayParts(m, dataType, fillValue, path, extra),
+    rebuild: (m) => buildArrayParts(m, dataType, fillValue, path, kept),
   };
 }
 
@@ -144,10 +146,12 @@ async function openV3(
   const doc = docPath(path);
   const node = await readNodeMetadataV3(bytes, doc);
   if (node.kind === "group") {
-    const { openGroupNode } = await import("./group-contexts.js");
+    const { openGroupNode } = await loadPart("group support", () => import("./group-contexts.js"));
     return openGroupNode(store, path, node.meta, false, options);
   }
-  const parts = await buildArrayParts(node.meta, node.dataType, node.fillValue, doc);
+  const parts = await buildArrayParts(node.meta, node.dataType, node.fillValue, doc, {
+    signal: options.signal,
+  });
   return new ZarrArray(store, path, parts);
 }
 
@@ -177,7 +181,10 @@ export async function openNode(
   if (store.listable) {
     const listing = await store.listDir(nodePrefix(path), options);
     if (listing.keys.length > 0 || listing.prefixes.length > 0) {
-      const { openGroupNode } = await import("./group-contexts.js");
+      const { openGroupNode } = await loadPart(
+        "group support",
+        () => import("./group-contexts.js"),
+      );
       return openGroupNode(store, path, undefined, true, options);
     }
   }
@@ -187,6 +194,33 @@ export async function openNode(
 /**
  * Opens the array or group at `path` (default: the root) in any registered format.
  * Throws `NodeNotFoundError` when nothing is there.
+ *
+ * A v3 node (`zarr.json`) opens directly; v2 and v1 nodes open through
+ * `@zarr/v2-compat` once it is registered. A path without a document but with
+ * keys below it opens as an implicit group (on a listable store). A group
+ * whose document holds consolidated metadata serves the hierarchy below it
+ * from that copy unless `consolidated: false`.
+ *
+ * @param store - The store: a `MemoryStore`, a store package's store or
+ *   what `openStore` returns (any object with `get`).
+ * @param path - The node's path in the store, e.g. `"run1/temps"`; outer
+ *   slashes are ignored. Default: `""`, the root.
+ * @param options - `signal` cancels the call (an `AbortError`);
+ *   `consolidated` (default `true`) uses consolidated metadata;
+ *   `decodeLimits` bound the metadata documents read. Default: `{}`.
+ * @returns The array or the group; check `kind` to tell them apart.
+ * @throws {@link NodeNotFoundError} when there is no node at `path`;
+ *   {@link NotRegisteredError} for data in a format, or an array with a data
+ *   type or codec, whose package is not registered (the message names it);
+ *   {@link MetadataError} for a malformed document; {@link InvalidKeyError}
+ *   for an invalid `path`; {@link AbortError} when aborted.
+ *
+ * @example
+ * ```ts
+ * const node = await open(store, "run1/temps");
+ * if (node.kind === "array") console.log(node.shape, node.dataType.name);
+ * else console.log(await node.childNames());
+ * ```
  */
 export async function open(
   store: AnyStore | Store,
@@ -204,9 +238,16 @@ export async function open(
  * accordingly. Without it, the result is a `ZarrArray` of unknown data type,
  * whose reads return the union `DataArray`; `array.is("float32")` narrows it.
  *
- * @param store - A store, or a URL or path that `openStore` resolves.
- * @param path - The array's path in the store (default: the root).
+ * @param store - The store: a `MemoryStore`, a store package's store or
+ *   what `openStore` returns (any object with `get`).
+ * @param path - The array's path in the store, e.g. `"temps"`; outer slashes
+ *   are ignored. Default: `""`, the root.
  * @param options - Open options, and the expected `dtype`.
+ * @returns The array, typed `ZarrArray<D>` when `dtype` is given.
+ * @throws {@link ContainsNodeError} when the node is a group;
+ *   {@link ValueError} when it has another data type than `dtype`; otherwise
+ *   as {@link open} ({@link NodeNotFoundError} when there is no node, ...).
+ *
  * @example
  * ```ts
  * const a = await openArray(store, "temps", { dtype: "float32" });
@@ -244,7 +285,29 @@ export async function openArray(
   return node;
 }
 
-/** Opens the group at `path`; throws `ContainsNodeError` when it is an array. */
+/**
+ * Opens the group at `path`; throws `ContainsNodeError` when it is an array.
+ * The group may be explicit or implicit (no document, nodes below it); when
+ * its document holds consolidated metadata, the hierarchy below it is read
+ * from that copy unless `consolidated: false`.
+ *
+ * @param store - The store: a `MemoryStore`, a store package's store or
+ *   what `openStore` returns (any object with `get`).
+ * @param path - The group's path in the store, e.g. `"run1"`; outer slashes
+ *   are ignored. Default: `""`, the root.
+ * @param options - `signal` cancels the call (an `AbortError`);
+ *   `consolidated` (default `true`) uses consolidated metadata;
+ *   `decodeLimits` bound the metadata documents read. Default: `{}`.
+ * @returns The group.
+ * @throws {@link ContainsNodeError} when the node is an array; otherwise as
+ *   {@link open} ({@link NodeNotFoundError} when there is no node, ...).
+ *
+ * @example
+ * ```ts
+ * const root = await openGroup(store);
+ * console.log(root.attrs, await root.childNames());
+ * ```
+ */
 export async function openGroup(
   store: AnyStore | Store,
   path = "",
@@ -259,7 +322,32 @@ export async function openGroup(
   return node;
 }
 
-/** True when an array or group (explicit or implicit) exists at `path`. */
+/**
+ * True when an array or group (explicit or implicit) exists at `path`. It
+ * opens the node: what makes {@link open} fail, other than there being no
+ * node, is thrown rather than reported as `false`.
+ *
+ * @param store - The store: a `MemoryStore`, a store package's store or
+ *   what `openStore` returns (any object with `get`).
+ * @param path - The node's path in the store, e.g. `"run1/temps"`; outer
+ *   slashes are ignored. Default: `""`, the root.
+ * @param options - `signal` cancels the call (an `AbortError`);
+ *   `consolidated` (default `true`) uses consolidated metadata;
+ *   `decodeLimits` bound the metadata documents read. Default: `{}`.
+ * @returns `true` when {@link open} finds a node, `false` when it throws
+ *   {@link NodeNotFoundError}.
+ * @throws Whatever else {@link open} throws: {@link NotRegisteredError} for
+ *   data in a format whose package is not registered, {@link MetadataError}
+ *   for a malformed document, {@link InvalidKeyError} for an invalid `path`,
+ *   {@link AbortError} when aborted.
+ *
+ * @example
+ * ```ts
+ * if (!(await exists(store, "temps"))) {
+ *   await createArray(store, "temps", { shape: [365], dataType: "float32" });
+ * }
+ * ```
+ */
 export async function exists(
   store: AnyStore | Store,
   path = "",

@@ -4,8 +4,12 @@
  * @module
  */
 
+import type { ChunkGridFactory } from "../chunk-grid/regular.js";
+import type { ChunkKeyEncodingFactory } from "../chunk-key/encodings.js";
 import type { CodecFactory } from "../codecs/types.js";
 import type { DataType, JsonValue } from "../dtypes/types.js";
+import { CodecError } from "../errors.js";
+import type { NodeFormat } from "../hierarchy/open.js";
 import type { AnyStore } from "../store/types.js";
 import { type Registration, Registry } from "./registry.js";
 
@@ -43,6 +47,7 @@ for (const id of [
 export const codecRegistry: Registry<CodecFactory> = new Registry<CodecFactory>(
   "codec",
   CODEC_PACKAGES,
+  (message, options) => new CodecError(message, options),
 );
 
 /**
@@ -151,3 +156,17 @@ export function registerStore(scheme: string, entry: Registration<StoreOpener>):
 }
 
 export { type Registration, Registry };
+
+/** Chunk grids by name; `regular` is built in (see `chunk-grid/regular.ts`). */
+export const chunkGridRegistry: Registry<ChunkGridFactory> =
+  /* @__PURE__ */ new Registry<ChunkGridFactory>("chunk grid");
+
+/** Chunk key encodings by name; `default` and `v2` are built in (see `chunk-key/encodings.ts`). */
+export const chunkKeyEncodingRegistry: Registry<ChunkKeyEncodingFactory> =
+  /* @__PURE__ */ new Registry<ChunkKeyEncodingFactory>("chunk key encoding");
+
+/** Node formats besides v3, by name (`"v2"`, `"v1"`), registered by @zarr/v2-compat. */
+export const nodeFormatRegistry: Registry<NodeFormat> = /* @__PURE__ */ new Registry<NodeFormat>(
+  "format",
+  { v2: "@zarr/v2-compat", v1: "@zarr/v2-compat" },
+);

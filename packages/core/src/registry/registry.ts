@@ -8,7 +8,7 @@
  * @module
  */
 
-import { NotRegisteredError } from "../errors.js";
+import { NotRegisteredError, ZarrError, type ZarrErrorOptions } from "../errors.js";
 
 /** A registered entry: the extension object, or a function that loads it. */
 export type Registration<T> = T | { readonly load: () => Promise<T> };
@@ -22,16 +22,21 @@ export class Registry<T> {
   readonly #entries = new Map<string, Registration<T>>();
   readonly #loaded = new Map<string, Promise<T>>();
   readonly #hints: Readonly<Record<string, string>>;
+  readonly #loadError: (message: string, options: ZarrErrorOptions) => ZarrError;
 
   /**
    * @param kind - the extension point, used in error messages (e.g. `"codec"`).
    * @param packageHints - known names and the package that provides each.
+   * @param loadError - the error for a lazy entry whose loader fails (default `ZarrError`).
    */
   constructor(
     readonly kind: string,
     packageHints: Readonly<Record<string, string>> = {},
+    loadError: (message: string, options: ZarrErrorOptions) => ZarrError = (message, options) =>
+      new ZarrError(message, options),
   ) {
     this.#hints = packageHints;
+    this.#loadError = loadError;
   }
 
   /** Registers `entry` under `name`, replacing any previous registration. */
@@ -70,7 +75,13 @@ export class Registry<T> {
     if (!isLazy(entry)) return Promise.resolve(entry);
     let loaded = this.#loaded.get(name);
     if (!loaded) {
-      loaded = entry.load();
+      loaded = entry.load().catch((cause: unknown) => {
+        const why = cause instanceof Error ? cause.message : String(cause);
+        throw this.#loadError(`${this.kind} "${name}" could not be loaded: ${why}`, {
+          path,
+          cause,
+        });
+      });
       this.#loaded.set(name, loaded);
       loaded.catch(() => this.#loaded.delete(name));
     }

@@ -10,6 +10,7 @@
 import type { CodecPipeline } from "../codecs/pipeline.js";
 import type { ByteGetter, CodecOptions } from "../codecs/types.js";
 import { uint64 } from "../dtypes/index.js";
+import { untilAborted } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
 
 /** The offset and nbytes of a missing inner chunk. */
@@ -126,11 +127,15 @@ export class ShardIndexCodec {
   ): Promise<ShardIndex | undefined> {
     let p = this.#inflight.get(key);
     if (!p) {
-      p = this.read(input, options);
+      // Shared by every reader of the shard: no one reader's signal may end it.
+      p = this.read(
+        input,
+        options?.signal === undefined ? options : { ...options, signal: undefined },
+      );
       this.#inflight.set(key, p);
       const clear = () => this.#inflight.delete(key);
       p.then(clear, clear);
     }
-    return p;
+    return untilAborted(p, options?.signal, typeof key === "string" ? key : undefined);
   }
 }

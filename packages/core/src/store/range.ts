@@ -23,7 +23,8 @@ import type { ByteRange } from "./types.js";
  * ```
  */
 export class InvalidRangeError extends StoreError {
-  override name = "InvalidRangeError";
+  override name =
+    this.constructor === InvalidRangeError ? "InvalidRangeError" : this.constructor.name;
 }
 
 function isCount(n: unknown): n is number {

@@ -11,6 +11,7 @@ import {
   type JsonObject,
   type JsonValue,
   type Store,
+  UnsupportedError,
   ValueError,
   type ZarrArray,
 } from "@zarr/core";
@@ -138,6 +139,13 @@ export function zarrayFor(path: string, options: CreateArrayV2Options): ZArray {
   if (typeof dtype === "string" && /^[<>|]?[mM]8$/.test(dtype)) {
     throw new ValueError(
       `${doc}: dtype ${JSON.stringify(dtype)} has no time unit, which zarr-python cannot read; give one, e.g. "${dtype}[s]"`,
+      { path },
+    );
+  }
+  // numcodecs < 0.13 rejects the key, so v2 metadata cannot record it: refused, not dropped.
+  if (options.compressor?.id === "zstd" && options.compressor.checksum === true) {
+    throw new UnsupportedError(
+      `${doc}: compressor zstd with checksum: true cannot be recorded in v2 metadata that numcodecs before 0.13 reads; use a v3 array (zstd checksum, or crc32c)`,
       { path },
     );
   }
