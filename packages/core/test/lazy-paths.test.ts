@@ -182,3 +182,33 @@ describe("coordinate selection", () => {
     expect([...(await a.get([slice(0, 4)])).data]).toEqual([0, 0, 0, 0]);
   });
 });
+
+describe("float fill values read by the exact JSON parser", () => {
+  const doc = (fill: string) =>
+    new TextEncoder().encode(
+      `{"zarr_format":3,"node_type":"array","shape":[4],"data_type":"float64",` +
+        `"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[2]}},` +
+        `"chunk_key_encoding":{"name":"default"},"fill_value":${fill},"codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}`,
+    );
+
+  it("an integer literal past binary64 is refused like 1e400 (never read as Infinity)", async () => {
+    for (const fill of ["1e400", "1".padEnd(310, "0")]) {
+      const store = new MemoryStore();
+      await store.set("zarr.json", doc(fill));
+      await expect(openArray(store, "")).rejects.toThrow(/overflows binary64/);
+    }
+  });
+
+  it("a bare NaN token is refused with a message that says how to write it", async () => {
+    const store = new MemoryStore();
+    await store.set("zarr.json", doc("NaN"));
+    await expect(openArray(store, "")).rejects.toThrow(/write the string "NaN"/);
+  });
+
+  it("an exact integer literal that fits binary64 reads as that number", async () => {
+    const store = new MemoryStore();
+    await store.set("zarr.json", doc("12345678901234567890"));
+    const a = await openArray(store, "", { dtype: "float64" });
+    expect([...(await a.get([0])).data]).toEqual([12345678901234567890]);
+  });
+});

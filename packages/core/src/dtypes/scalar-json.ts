@@ -103,13 +103,23 @@ export function parseFloatJson(
   typeName: string,
   path: string,
 ): bigint {
-  if (typeof json === "number") {
-    if (!Number.isFinite(json)) {
+  // An integer literal read exactly (a bigint) is a number like any other: it
+  // must fit binary64, as a literal with an exponent must.
+  const number = typeof json === "bigint" ? Number(json) : json;
+  if (typeof number === "number") {
+    if (Number.isNaN(number)) {
+      throw notRepresentable(
+        json,
+        typeName,
+        path,
+        'a bare NaN token is not JSON; write the string "NaN"',
+      );
+    }
+    if (!Number.isFinite(number)) {
       throw notRepresentable(json, typeName, path, "the number overflows binary64");
     }
-    return numberToFloatBits(json, bits);
+    return numberToFloatBits(number, bits);
   }
-  if (typeof json === "bigint") return numberToFloatBits(Number(json), bits);
   if (typeof json === "string") {
     if (json === "NaN") return CANONICAL_NAN[bits];
     if (json === "Infinity") return numberToFloatBits(Number.POSITIVE_INFINITY, bits);
