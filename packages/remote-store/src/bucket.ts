@@ -23,8 +23,15 @@ import {
  * where.objectKey("a/zarr.json"); // "data/example.zarr/a/zarr.json"
  * where.location("data/example.zarr/a/zarr.json"); // "s3://my-bucket/data/example.zarr/a/zarr.json"
  */
+/**
+ * Bucket names S3 and GCS accept (both restrict them further; legacy S3 names
+ * may hold upper case and "_"): nothing that a URL path or query could
+ * reinterpret, such as "/", "..", "%", "?", "#", "@" or ":".
+ */
+const BUCKET_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,220}[A-Za-z0-9])?$/;
+
 export class BucketPrefix {
-  /** The bucket name (not empty, no `/`). */
+  /** The bucket name. */
   readonly bucket: string;
   /** The normalized prefix (no leading or trailing `/`; `""` for the bucket root). */
   readonly prefix: string;
@@ -34,7 +41,7 @@ export class BucketPrefix {
   /**
    * @param scheme - the URL scheme of locations (`"s3"`, `"gs"`)
    * @param storeName - the store class, named in errors (`"S3Store"`)
-   * @param bucket - the bucket name: a non-empty string without `/`, else a `StoreError`
+   * @param bucket - the bucket name (letters, digits, ".", "-", "_"; no ".."), else a `StoreError`
    * @param prefix - the prefix inside the bucket (leading and trailing `/` are dropped)
    */
   constructor(
@@ -43,10 +50,13 @@ export class BucketPrefix {
     bucket: unknown,
     prefix: string | undefined,
   ) {
-    if (typeof bucket !== "string" || bucket === "" || bucket.includes("/")) {
+    if (typeof bucket !== "string" || !BUCKET_NAME.test(bucket) || bucket.includes("..")) {
       throw new StoreError(
-        `${storeName} needs a bucket name without "/", got ${JSON.stringify(bucket)}`,
+        `${storeName} needs a bucket name of letters, digits, ".", "-" and "_" that starts and ends with a letter or digit (no ".."), got ${JSON.stringify(bucket)}`,
       );
+    }
+    if (prefix !== undefined && typeof prefix !== "string") {
+      throw new StoreError(`${storeName} prefix must be a string, got ${JSON.stringify(prefix)}`);
     }
     this.bucket = bucket;
     this.prefix = normalizeStorePrefix(prefix ?? "", storeName);
@@ -74,6 +84,17 @@ export class BucketPrefix {
   /** The store key of object `objectKey` (which starts with {@link root}). */
   relative(objectKey: string): string {
     return objectKey.slice(this.root.length);
+  }
+
+  /**
+   * The object names of a listing of `objectPrefix` that lie under it: what a
+   * server listed beyond it (ignoring the prefix parameter, or lying) is never
+   * acted on, e.g. erased.
+   */
+  under(objectPrefix: string, objectKeys: Iterable<string | undefined>): string[] {
+    const names: string[] = [];
+    for (const name of objectKeys) if (name?.startsWith(objectPrefix)) names.push(name);
+    return names;
   }
 
   /** The store keys of the object names under the store's prefix (others are skipped). */

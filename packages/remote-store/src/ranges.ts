@@ -110,6 +110,12 @@ export function planObjectRead(read: ObjectRead, response: ObjectResponse): Body
     !encoded && Number.isSafeInteger(response.contentLength) ? response.contentLength : undefined;
   const exact = length === undefined ? {} : { exact: length, exactWhy: "Content-Length" };
   const ranged = rangeHeader(range) !== undefined;
+  if (status === 206 && (range === undefined || !ranged)) {
+    // Part of the value, as the answer to a request for all of it.
+    return {
+      refuse: `partial response (206, Content-Range ${contentRange}) to a whole-value read`,
+    };
+  }
   if (range === undefined || !ranged || status !== 206) {
     if (range === undefined || !ranged) {
       if (length !== undefined && length > limit) {
@@ -147,15 +153,31 @@ export function planObjectRead(read: ObjectRead, response: ObjectResponse): Body
   const parsed = parseContentRange(contentRange);
   if (!parsed) return { refuse: `response without a valid Content-Range (${contentRange})` };
   const expected = parsed.last - parsed.first + 1;
-  if (parsed.total !== undefined && parsed.first !== expectedStart(range, parsed.total)) {
-    return { refuse: `Content-Range ${contentRange} does not start where the range does` };
-  }
-  const asked = isSuffixRange(range) ? range.suffix : range.length;
-  if (
-    (asked !== undefined && expected > asked) ||
-    (!isSuffixRange(range) && parsed.first !== range.offset)
-  ) {
-    return { refuse: `Content-Range ${contentRange} is not the range asked for` };
+  // Exactly the bytes asked for, no fewer and no more: where the range starts
+  // and, with the value's length known, where it ends (at the value's end at most).
+  const notAsked = { refuse: `Content-Range ${contentRange} is not the range asked for` };
+  if (parsed.total === undefined) {
+    // Without the total, a suffix's start cannot be checked.
+    if (isSuffixRange(range)) {
+      return {
+        refuse: `Content-Range ${contentRange} gives no total: the suffix cannot be checked`,
+      };
+    }
+    const last = range.length === undefined ? undefined : range.offset + range.length - 1;
+    if (parsed.first !== range.offset || (last !== undefined && parsed.last !== last)) {
+      return notAsked;
+    }
+  } else {
+    if (parsed.first !== expectedStart(range, parsed.total)) {
+      return { refuse: `Content-Range ${contentRange} does not start where the range does` };
+    }
+    const end = isSuffixRange(range)
+      ? parsed.total
+      : Math.min(
+          range.length === undefined ? parsed.total : range.offset + range.length,
+          parsed.total,
+        );
+    if (parsed.last !== end - 1) return notAsked;
   }
   if (expected > limit) {
     return {

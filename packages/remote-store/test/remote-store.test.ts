@@ -41,6 +41,48 @@ describe("Range headers (RFC 9110 14.1.2 byte ranges)", () => {
   });
 });
 
+describe("planObjectRead: a partial response is exactly the range asked for", () => {
+  const read = { maxBytes: undefined, maxBodyBytes: 1 << 20 };
+  const partial = (contentRange: string) => ({
+    status: 206,
+    contentLength: undefined,
+    contentRange,
+    contentEncoding: undefined,
+  });
+  const refused = (range: Parameters<typeof planObjectRead>[0]["range"], contentRange: string) =>
+    "refuse" in planObjectRead({ ...read, range }, partial(contentRange));
+
+  it("refuses fewer bytes than asked for, or than the value has", () => {
+    expect(refused({ offset: 0, length: 100 }, "bytes 0-9/1000")).toBe(true);
+    expect(refused({ offset: 100 }, "bytes 100-109/1000")).toBe(true);
+    expect(refused({ suffix: 100 }, "bytes 900-909/1000")).toBe(true);
+    expect(refused({ offset: 0, length: 100 }, "bytes 0-9/*")).toBe(true);
+  });
+
+  it("refuses a partial response to a whole-value read, and a suffix without a total", () => {
+    expect(refused(undefined, "bytes 0-9/1000")).toBe(true);
+    expect(refused({ suffix: 100 }, "bytes 0-99/*")).toBe(true);
+  });
+
+  it("accepts exactly the range, clipped at the value's end", () => {
+    expect(refused({ offset: 0, length: 100 }, "bytes 0-99/1000")).toBe(false);
+    expect(refused({ offset: 950, length: 100 }, "bytes 950-999/1000")).toBe(false);
+    expect(refused({ offset: 100 }, "bytes 100-999/1000")).toBe(false);
+    expect(refused({ suffix: 100 }, "bytes 900-999/1000")).toBe(false);
+    expect(refused({ suffix: 2000 }, "bytes 0-999/1000")).toBe(false);
+    expect(refused({ offset: 5, length: 10 }, "bytes 5-14/*")).toBe(false);
+  });
+});
+
+describe("BucketPrefix.under", () => {
+  it("keeps only the listed names under the prefix (a lying listing is not obeyed)", () => {
+    const where = new BucketPrefix("s3", "S3Store", "b", "p");
+    expect(
+      where.under("p/a/", ["p/a/zarr.json", "victim/precious.dat", undefined, "p/ab"]),
+    ).toEqual(["p/a/zarr.json"]);
+  });
+});
+
 describe("planObjectRead", () => {
   const read = { maxBytes: undefined, maxBodyBytes: 1000 };
   const ok = { status: 200, contentRange: undefined, contentEncoding: undefined };
@@ -188,11 +230,32 @@ describe("BucketPrefix and parseBucketUrl", () => {
   });
 
   it("refuses bad buckets and escaping prefixes", () => {
-    for (const bucket of ["", "a/b", undefined, 3]) {
+    // Names a URL path or query would reinterpret: another bucket, a query, a fragment.
+    for (const bucket of [
+      "",
+      "a/b",
+      undefined,
+      3,
+      "..",
+      ".",
+      "%2e%2e",
+      "a..b",
+      "a?x=1",
+      "a#f",
+      "u:p@b",
+      "-a",
+      "a\\b",
+    ]) {
       expect(() => new BucketPrefix("gs", "GcsStore", bucket, "")).toThrow(
-        /GcsStore needs a bucket name without "\/"/,
+        /GcsStore needs a bucket name of letters, digits/,
       );
     }
+    for (const bucket of ["b", "my-bucket.example_1", "Legacy_Bucket"]) {
+      expect(new BucketPrefix("s3", "S3Store", bucket, "").bucket).toBe(bucket);
+    }
+    expect(() => new BucketPrefix("s3", "S3Store", "b", null as never)).toThrow(
+      /prefix must be a string/,
+    );
     expect(() => new BucketPrefix("gs", "GcsStore", "b", "a/../b")).toThrow(/GcsStore/);
   });
 

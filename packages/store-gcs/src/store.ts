@@ -350,9 +350,11 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     const signal = options?.signal;
     // Each page is deleted before the next is requested; page tokens continue
     // after the last name listed, so deleting listed objects skips nothing.
-    for await (const page of this.#pages(this.#objectPrefix(prefix), undefined, signal, prefix)) {
+    const under = this.#objectPrefix(prefix);
+    for await (const page of this.#pages(under, undefined, signal, prefix)) {
+      // Only names under the prefix: a server listing others is not obeyed.
       await mapConcurrent(
-        page.names,
+        this.#where.under(under, page.names),
         this.#concurrency,
         (name) => this.#delete(name, signal),
         signal,

@@ -228,8 +228,14 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
       const out = await this.#bounded(signal, key, where, (o) =>
         this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: objectKey }), o),
       );
-      return out.ContentLength ?? 0;
+      const size = out.ContentLength;
+      if (size === undefined || !Number.isSafeInteger(size) || size < 0) {
+        // Not 0: a size the server did not give is not an empty value.
+        throw new StoreError(`${where}: answered without a valid Content-Length`, { path: key });
+      }
+      return size;
     } catch (error) {
+      if (error instanceof StoreError) throw error;
       if (isNoSuchKey(error)) return undefined;
       throw storeError(error, "HeadObject", key, this.#location(objectKey), signal);
     }
@@ -305,8 +311,13 @@ export class S3Store implements ReadableStore, WritableStore, ListableStore {
     const signal = options?.signal;
     // Each page is deleted before the next is requested: ListObjectsV2 continues
     // after the last key it returned, so deleting listed keys does not skip any.
-    for await (const page of this.#pages(this.#objectPrefix(prefix), undefined, signal, prefix)) {
-      const objectKeys = (page.Contents ?? []).flatMap((o) => (o.Key === undefined ? [] : [o.Key]));
+    const under = this.#objectPrefix(prefix);
+    for await (const page of this.#pages(under, undefined, signal, prefix)) {
+      // Only names under the prefix: a server listing others is not obeyed.
+      const objectKeys = this.#where.under(
+        under,
+        (page.Contents ?? []).map((o) => o.Key),
+      );
       await this.#deleteObjects(objectKeys, signal);
     }
   }
