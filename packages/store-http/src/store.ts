@@ -168,6 +168,25 @@ export class HttpStore {
         throw new StoreError(`HttpStore option "${name}" must be a positive number, got ${v}`);
       }
     }
+    // Retries and their delays: NaN or negative values would retry in a tight loop.
+    if (!(Number.isSafeInteger(this.#retry.retries) && this.#retry.retries >= 0)) {
+      throw new StoreError(
+        `HttpStore option "retry.retries" must be a non-negative integer, got ${this.#retry.retries}`,
+      );
+    }
+    for (const [name, v] of [
+      ["retry.baseDelay", this.#retry.baseDelay],
+      ["retry.maxDelay", this.#retry.maxDelay],
+    ] as const) {
+      if (!(typeof v === "number" && Number.isFinite(v) && v >= 0)) {
+        throw new StoreError(`HttpStore option "${name}" must be a non-negative number, got ${v}`);
+      }
+    }
+    if (options.maxBodyBytes === null) {
+      throw new StoreError(
+        'HttpStore option "maxBodyBytes" must be a non-negative integer, got null',
+      );
+    }
     this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     if (!(Number.isSafeInteger(this.#maxBody) && this.#maxBody >= 0)) {
       throw new StoreError(

@@ -227,3 +227,24 @@ describe("fetch binding", () => {
     expect(await s.get("v", { offset: 0, length: 3 })).toEqual(value.slice(0, 3));
   });
 });
+
+describe("options", () => {
+  it("refuses retry settings that would retry in a tight loop, and a null maxBodyBytes", () => {
+    for (const retry of [
+      { retries: Number.NaN },
+      { retries: -1 },
+      { retries: 1.5 },
+      { baseDelay: Number.NaN },
+      { maxDelay: -5 },
+      { baseDelay: Number.POSITIVE_INFINITY },
+    ]) {
+      expect(() => new HttpStore("http://127.0.0.1:1/", { retry }), JSON.stringify(retry)).toThrow(
+        StoreError,
+      );
+    }
+    expect(() => new HttpStore("http://127.0.0.1:1/", { maxBodyBytes: null as never })).toThrow(
+      /maxBodyBytes/,
+    );
+    expect(() => new HttpStore("http://127.0.0.1:1/", { retry: { retries: 0 } })).not.toThrow();
+  });
+});
