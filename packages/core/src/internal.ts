@@ -14,7 +14,6 @@
  * @module
  */
 
-export { gridCoords } from "./array/grid-coords.js";
 export type { ArrayParts } from "./array/types.js";
 export * from "./chunk-grid/regular.js";
 export * from "./chunk-key/encodings.js";
@@ -102,3 +101,4 @@ export {
   Registry,
 } from "./registry/index.js";
 export { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "./util/concurrency.js";
+export { gridCoords } from "./util/grid.js";

@@ -21,7 +21,7 @@
  * @module
  */
 
-export { throwIfAborted } from "./errors.js";
+export { throwIfAborted, untilAborted } from "./errors.js";
 export { registerStore, type StoreOpener, storeRegistry } from "./registry/index.js";
 export {
   applyWrites,

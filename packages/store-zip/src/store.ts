@@ -10,6 +10,7 @@ import {
   type DirListing,
   rangeBounds,
   throwIfAborted,
+  untilAborted,
   validatePrefix,
 } from "@zarr/core/store";
 import {
@@ -547,36 +548,6 @@ export class ZipStore {
 
 function hex4(n: number): string {
   return n.toString(16).padStart(4, "0");
-}
-
-/** `promise`, or an `AbortError` as soon as `signal` aborts (the work itself goes on for others). */
-function untilAborted<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  path: string,
-): Promise<T> {
-  if (!signal) return promise;
-  throwIfAborted(signal, path);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      try {
-        throwIfAborted(signal, path);
-      } catch (e) {
-        reject(e);
-      }
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }
 
 function checkReadable(entry: ZipEntry, archive: string): void {

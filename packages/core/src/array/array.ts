@@ -24,9 +24,10 @@ import type { Selection } from "../indexing/index.js";
 import type { ArrayMetadataV3 } from "../metadata/index.js";
 import type { Store } from "../store/types.js";
 import { guardAllocation } from "../util/allocation.js";
+import { product } from "../util/grid.js";
 import { loadPart } from "../util/load.js";
 import type { ChunkCodecWorkers } from "../workers/types.js";
-import { ArrayContext, arrayDefaults, product } from "./context.js";
+import { ArrayContext, arrayDefaults } from "./context.js";
 import { readSelection } from "./read.js";
 import type { ArrayParts, ArrayValue, GetOptions, ReadOptions, SetOptions } from "./types.js";
 

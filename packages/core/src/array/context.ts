@@ -15,6 +15,7 @@ import { CodecError, IndexError, ValueTooLargeError } from "../errors.js";
 import { childKey } from "../hierarchy/paths.js";
 import { cStrides } from "../indexing/index.js";
 import type { Store } from "../store/types.js";
+import { product } from "../util/grid.js";
 import type { ChunkCodecWorkers } from "../workers/types.js";
 import type { ArrayParts, GetOptions } from "./types.js";
 
@@ -32,12 +33,6 @@ export interface Derived {
   readonly chunkStrides: number[];
   readonly chunkLength: number;
   readonly context: { format: 2 | 3; path: string };
-}
-
-export function product(shape: readonly number[]): number {
-  let n = 1;
-  for (const s of shape) n *= s;
-  return n;
 }
 
 /** The shared state and chunk reading of one `ZarrArray`. */

@@ -12,7 +12,8 @@ import { IndexError, ValueError } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
 import { bitExact } from "../indexing/strided.js";
 import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/concurrency.js";
-import { type ArrayContext, product } from "./context.js";
+import { product } from "../util/grid.js";
+import type { ArrayContext } from "./context.js";
 import type { ArrayValue, GetOptions, SetOptions } from "./types.js";
 import { storeChunk, valueSource } from "./write.js";
 

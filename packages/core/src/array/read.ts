@@ -28,7 +28,8 @@ import {
   type Selection,
 } from "../indexing/index.js";
 import { DEFAULT_CONCURRENCY, forEachConcurrent } from "../util/concurrency.js";
-import { type ArrayContext, product } from "./context.js";
+import { product } from "../util/grid.js";
+import type { ArrayContext } from "./context.js";
 import type { GetOptions, ReadOptions } from "./types.js";
 
 /** Reads `selection` (see `ZarrArray.get`). */

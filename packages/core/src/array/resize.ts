@@ -8,6 +8,7 @@
 
 import { throwIfAborted, ValueError } from "../errors.js";
 import { type Selection, slice } from "../indexing/index.js";
+import { boxCoords, product } from "../util/grid.js";
 import type { ArrayContext } from "./context.js";
 import { withMetadataLock, writeArrayMetadata, writeSelection } from "./write.js";
 
@@ -151,7 +152,6 @@ function resizePlan(
     ? oldShape.flatMap((s, d) => (newShape[d] < s && newShape[d] % chunk[d] !== 0 ? [d] : []))
     : [];
   const cutIndex = (d: number) => Math.floor(newShape[d] / chunk[d]);
-  const product = (xs: readonly number[]) => xs.reduce((a, b) => a * b, 1);
   let edgeChunks = product(oldGrid) - product(kept);
   for (const d of cut) edgeChunks += product(kept.filter((_, e) => e !== d));
   return {
@@ -183,21 +183,4 @@ function* filterIterable<T>(items: Iterable<T>, keep: (item: T) => boolean): Gen
 
 function* mapIterable<T, U>(items: Iterable<T>, fn: (item: T) => U): Generator<U> {
   for (const item of items) yield fn(item);
-}
-
-/** Every coordinate of the box [lo, hi) in C order. */
-function* boxCoords(lo: readonly number[], hi: readonly number[]): Generator<number[]> {
-  if (lo.some((l, d) => l >= hi[d])) return;
-  const idx = [...lo];
-  while (true) {
-    yield [...idx];
-    let d = idx.length - 1;
-    while (d >= 0) {
-      idx[d]++;
-      if (idx[d] < hi[d]) break;
-      idx[d] = lo[d];
-      d--;
-    }
-    if (d < 0) return;
-  }
 }

@@ -27,7 +27,8 @@ import {
   serializeArrayMetadataV3,
 } from "../metadata/index.js";
 import { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "../util/concurrency.js";
-import { type ArrayContext, product } from "./context.js";
+import { product } from "../util/grid.js";
+import type { ArrayContext } from "./context.js";
 import type { ArrayValue, SetOptions } from "./types.js";
 
 function isNDArrayLike(

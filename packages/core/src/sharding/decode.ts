@@ -11,7 +11,8 @@ import type { CodecPipeline } from "../codecs/pipeline.js";
 import type { ByteGetter, ChunkRegion, ChunkSpec, CodecOptions, NDArray } from "../codecs/types.js";
 import { throwIfAborted } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
-import { product, type ShardLayout } from "./layout.js";
+import { product } from "../util/grid.js";
+import type { ShardLayout } from "./layout.js";
 import type { ShardIndex, ShardIndexCodec } from "./shard-index.js";
 
 /** Ranged reads closer than this many bytes are merged (default of `coalesce.gap`). */
@@ -28,9 +29,13 @@ export interface ShardReader {
   readonly format: 2 | 3;
 }
 
-/** The largest inner chunk the index may claim: no read is larger than its codecs can produce. */
-function checkedSize(r: ShardReader, idx: ShardIndex, i: number, options?: CodecOptions): number {
-  const max = r.inner.maxEncodedSize(resolveDecodeLimits(options?.decodeLimits));
+/** The most bytes an inner chunk can have: no read is larger than its codecs can produce. */
+function maxInnerSize(r: ShardReader, options?: CodecOptions): number {
+  return r.inner.maxEncodedSize(resolveDecodeLimits(options?.decodeLimits));
+}
+
+/** The size of inner chunk `i`, checked against `max` (from {@link maxInnerSize}). */
+function checkedSize(r: ShardReader, idx: ShardIndex, i: number, max: number): number {
   if (idx.sizes[i] > max) {
     throw r.index.fail(
       `index entry ${i} claims ${idx.sizes[i]} bytes, more than an inner chunk can take (${max})`,
@@ -56,6 +61,7 @@ export async function decodeShard(
   const out = dataType.allocate(product(shape));
   const outStrides = cStrides(shape);
   const zeros = new Array(layout.ndim).fill(0);
+  const maxInner = maxInnerSize(r, options);
   let fill: ReturnType<typeof dataType.allocate> | undefined;
   for (const coords of layout.all()) {
     throwIfAborted(options?.signal, r.path);
@@ -68,7 +74,7 @@ export async function decodeShard(
       layout.place(fill, coords, out, zeros, shape, outStrides);
       continue;
     }
-    const size = checkedSize(r, idx, i, options);
+    const size = checkedSize(r, idx, i, maxInner);
     const chunk = await inner.decode(
       bytes.subarray(idx.offsets[i], idx.offsets[i] + size),
       options,
@@ -97,10 +103,11 @@ export async function decodeShardRegion(
   const outStrides = cStrides(shape);
   dataType.fill(out, decoded.fillValue, 0, product(shape));
   const wanted: { coords: number[]; offset: number; size: number }[] = [];
+  const maxInner = maxInnerSize(r, options);
   for (const coords of layout.overlapping(lo, hi)) {
     const i = layout.linear(coords);
     if (idx.offsets[i] < 0) continue;
-    wanted.push({ coords, offset: idx.offsets[i], size: checkedSize(r, idx, i, options) });
+    wanted.push({ coords, offset: idx.offsets[i], size: checkedSize(r, idx, i, maxInner) });
   }
   if (wanted.length === 0) return { data: out, shape, stride: outStrides, dataType };
   const groups = coalesce(wanted, options);

@@ -7,6 +7,7 @@
 
 import type { DataArray } from "../dtypes/types.js";
 import { type Axis, copyStrided, cStrides } from "../indexing/index.js";
+import { boxCoords, product } from "../util/grid.js";
 
 /** The inner-chunk grid of shards of one shape. */
 export class ShardLayout {
@@ -41,14 +42,14 @@ export class ShardLayout {
 
   /** Every inner chunk's coordinates, in index order. */
   all(): Generator<number[]> {
-    return gridIndices(new Array(this.ndim).fill(0), this.perShard);
+    return boxCoords(new Array(this.ndim).fill(0), this.perShard);
   }
 
   /** Coordinates of the inner chunks that overlap the shard region [lo, hi). */
   overlapping(lo: readonly number[], hi: readonly number[]): Generator<number[]> {
     const first = lo.map((l, d) => Math.floor(l / this.innerShape[d]));
     const last = hi.map((h, d) => Math.ceil(h / this.innerShape[d]));
-    return gridIndices(first, last);
+    return boxCoords(first, last);
   }
 
   /** Copies the part of inner chunk `coords` inside [lo, hi) of the shard into `out` (region origin `lo`). */
@@ -86,26 +87,5 @@ export class ShardLayout {
     }));
     const dstAxes: Axis[] = this.innerShape.map((count) => ({ start: 0, step: 1, count }));
     copyStrided(shard, 0, srcAxes, shardStrides, out, 0, dstAxes, this.innerStrides, this.width);
-  }
-}
-
-export function product(shape: readonly number[]): number {
-  return shape.reduce((a, b) => a * b, 1);
-}
-
-function* gridIndices(lo: readonly number[], hi: readonly number[]): Generator<number[]> {
-  const n = lo.length;
-  if (lo.some((l, i) => l >= hi[i])) return;
-  const idx = [...lo];
-  while (true) {
-    yield [...idx];
-    let d = n - 1;
-    while (d >= 0) {
-      idx[d]++;
-      if (idx[d] < hi[d]) break;
-      idx[d] = lo[d];
-      d--;
-    }
-    if (d < 0) return;
   }
 }
