@@ -19,6 +19,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { geometry, ROWS, shardedGeometry } from "./lib/rows.mjs";
+import { measureStartup, startupTable } from "./startup.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -303,6 +304,15 @@ for (const e of latency) {
       : "n/a";
   lines.push(`| ${e.label} | ${c("ours")} | ${c("zarrita")} | ${c("zarrjs")} | ${c("python")} |`);
 }
+log("CLI start-up");
+lines.push(
+  "",
+  `## CLI start-up (wall time of whole processes, median of ${quick ? 5 : 15} runs; \`node bench/startup.mjs\`)`,
+  "",
+  startupTable(measureStartup(quick ? 5 : 15)),
+  "",
+  "Target: `zarr --help` at most 100 ms above `node -e 0`, with no codec, store package or cloud SDK imported (checked by packages/cli/test/startup.test.ts).",
+);
 const mismatches = [];
 for (const e of table) {
   const ref = e.check.python ?? e.check["ours-1t"];

@@ -46,6 +46,11 @@ export interface Command {
   run(positionals: string[], values: Values, io: Io): Promise<number | undefined>;
 }
 
+/** A command-line usage error (exit code 1). */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
 /** Reads a string option. */
 export function str(values: Values, name: string): string | undefined {
   const v = values[name];

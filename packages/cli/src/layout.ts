@@ -21,6 +21,8 @@ import { keepsEveryChunk, resolveDataType, V2_FILL_VALUE_FIELD } from "@zarr/cor
 import { createArrayV2, zarrayOfV3 } from "@zarr/v2-compat";
 import { parseCount, parseIntList, parseJsonOption, UsageError } from "./usage.js";
 
+export { LAYOUT_FLAGS, LAYOUT_HELP } from "./flags.js";
+
 /** What is needed to write an array's metadata. */
 export interface Layout {
   format: 2 | 3;
@@ -253,34 +255,6 @@ function fillExtra(array: ZarrArray): JsonObject | undefined {
 export function noFillExtra(): JsonObject {
   return { [V2_FILL_VALUE_FIELD]: { must_understand: false, value: null } };
 }
-
-/** Layout flags shared by `zarr create` and `zarr copy`. */
-export const LAYOUT_FLAGS = {
-  format: { type: "string" },
-  chunks: { type: "string" },
-  shards: { type: "string" },
-  compressor: { type: "string" },
-  codecs: { type: "string" },
-  endian: { type: "string" },
-  order: { type: "string" },
-  separator: { type: "string" },
-  "key-encoding": { type: "string" },
-  "index-location": { type: "string" },
-} as const;
-
-/** Help text for {@link LAYOUT_FLAGS}. */
-export const LAYOUT_HELP = `layout options:
-  --format 2|3             Zarr format of the result
-  --chunks 100,100         chunk shape (the inner chunks when sharded)
-  --shards 1000,1000|none  shard shape (v3 sharding_indexed, index with crc32c), or none
-  --compressor SPEC        none, gzip[:LEVEL], zstd[:LEVEL], blosc[:CNAME[:CLEVEL[:SHUFFLE]]],
-                           crc32c; join with + (e.g. zstd:3+crc32c)
-  --codecs JSON            the whole v3 codec list of a chunk (inner chunk when sharded)
-  --endian little|big      byte order of the bytes codec
-  --order C|F              memory order inside chunks (F adds a transpose codec)
-  --separator /|.          chunk key separator
-  --key-encoding KIND      default ("c/0/0" keys) or v2 ("0.0" keys), v3 only
-  --index-location WHERE   end (default) or start: where a shard keeps its index`;
 
 /** Applies layout flags to a layout (in place) and returns it. */
 export function applyLayoutFlags(

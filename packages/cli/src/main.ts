@@ -4,14 +4,9 @@
  *
  * @module
  */
-import "@zarr/codec-gzip/register";
-import "@zarr/codec-zstd/register";
-import "@zarr/codec-blosc/register";
-import "@zarr/v2-compat/register";
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { ZarrError } from "@zarr/core";
-import type { Command, Io } from "./command.js";
+import { type Command, type Io, UsageError } from "./command.js";
 import { copyCommand } from "./commands/copy.js";
 import { createCommand } from "./commands/create.js";
 import { getCommand } from "./commands/get.js";
@@ -20,8 +15,7 @@ import { serveCommand } from "./commands/serve.js";
 import { setCommand } from "./commands/set.js";
 import { treeCommand } from "./commands/tree.js";
 import { verifyCommand } from "./commands/verify.js";
-import { closeOpenedStores, STORE_FLAGS } from "./stores.js";
-import { UsageError } from "./usage.js";
+import { STORE_FLAGS } from "./flags.js";
 
 /** Every subcommand, in help order. */
 export const COMMANDS: readonly Command[] = [
@@ -113,6 +107,7 @@ export async function main(
           env: process.env,
         };
   const debug = argv.includes("--debug");
+  let ran = false;
   try {
     // The command is the first positional; options (with their values) may come before it.
     const name = parseArgs({
@@ -156,6 +151,10 @@ export async function main(
         `zarr ${command.name} needs more arguments\n${command.help.split("\n")[0]}`,
       );
     if (args.length > max) throw new UsageError(`too many arguments: ${args.slice(max).join(" ")}`);
+    // Codecs and data formats register only now: `--help`, `--version` and
+    // usage errors load none of them (nor core, nor any store package).
+    await import("./register.js");
+    ran = true;
     return (await command.run(args, values, io)) ?? 0;
   } catch (e) {
     if (io.signal?.aborted) {
@@ -168,13 +167,26 @@ export async function main(
     const usage =
       e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
     const message = e instanceof Error ? e.message : String(e);
-    const kind = e instanceof ZarrError ? `${e.name}: ` : usage ? "usage: " : "error: ";
+    // Library errors can only come from a command that ran (core is not
+    // loaded before): `--help` and usage errors never import it.
+    const kind = usage
+      ? "usage: "
+      : ran && (await isZarrError(e))
+        ? `${(e as Error).name}: `
+        : "error: ";
     const prefix = io.color ? "\x1b[31mzarr:\x1b[39m" : "zarr:";
     io.err(`${prefix} ${kind}${message.split("\n")[0]}`);
     if (usage && message.includes("\n")) io.err(message.slice(message.indexOf("\n") + 1));
     if (debug && e instanceof Error && e.stack) io.err(e.stack);
     return usage ? 1 : 2;
   } finally {
-    await closeOpenedStores();
+    if (ran) await (await import("./stores.js")).closeOpenedStores();
   }
+}
+
+/** Whether `e` is one of the library's errors. */
+async function isZarrError(e: unknown): Promise<boolean> {
+  if (!(e instanceof Error)) return false;
+  const { ZarrError } = await import("@zarr/core");
+  return e instanceof ZarrError;
 }

@@ -13,33 +13,10 @@ import "@zarr/store-s3/register";
 import "@zarr/store-gcs/register";
 import { type AnyStore, openStore } from "@zarr/core";
 import { parseStoreUrl } from "@zarr/core/store";
+import type { StoreFlags } from "./flags.js";
 import { UsageError } from "./usage.js";
 
-/** Command-line flags that configure stores (shared by every command). */
-export const STORE_FLAGS = {
-  "s3-endpoint": { type: "string" },
-  "s3-region": { type: "string" },
-  "s3-path-style": { type: "boolean" },
-  "s3-legacy-checksums": { type: "boolean" },
-  "gcs-endpoint": { type: "string" },
-  "gcs-project": { type: "string" },
-  "gcs-key-file": { type: "string" },
-} as const;
-
-/** Help text for {@link STORE_FLAGS}. */
-export const STORE_HELP = `store options (URLs: paths, file:, http(s):, zip:, s3:, gs:):
-  --s3-endpoint URL        S3-compatible server (env AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL)
-  --s3-region R            region (env AWS_REGION, AWS_DEFAULT_REGION)
-  --s3-path-style          path-style requests (default with an endpoint)
-  --s3-legacy-checksums    for servers without S3's flexible checksums (Swift, old MinIO)
-  --gcs-endpoint URL       GCS JSON API endpoint (the client honours STORAGE_EMULATOR_HOST)
-  --gcs-project ID         project (env GOOGLE_CLOUD_PROJECT)
-  --gcs-key-file FILE      service account key (env GOOGLE_APPLICATION_CREDENTIALS)
-  credentials: the usual AWS_* variables and files, Google application default credentials;
-  ZARR_HTTP_HEADERS='{"Authorization": "Bearer ..."}' adds headers to HTTP(S) requests`;
-
-/** The values of {@link STORE_FLAGS} as parsed by `util.parseArgs`. */
-export type StoreFlags = Partial<Record<keyof typeof STORE_FLAGS, string | boolean>>;
+export { STORE_FLAGS, STORE_HELP, type StoreFlags } from "./flags.js";
 
 function httpHeaders(env: NodeJS.ProcessEnv): Record<string, string> | undefined {
   const headers = env.ZARR_HTTP_HEADERS;

@@ -9,10 +9,9 @@ export class TooLargeError extends ZarrError {
   override name = this.constructor === TooLargeError ? "TooLargeError" : this.constructor.name;
 }
 
-/** A command-line usage error (exit code 1). */
-export class UsageError extends Error {
-  override name = "UsageError";
-}
+import { UsageError } from "./command.js";
+
+export { UsageError };
 
 /** Parses `"10,20,30"` into positive (or, with `allowZero`, non-negative) integers. */
 export function parseIntList(text: string, option: string, allowZero = false): number[] {

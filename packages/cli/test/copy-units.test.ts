@@ -18,7 +18,7 @@ import {
 import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultChunks } from "../src/commands/create.js";
+import { defaultChunks } from "../src/run/create.js";
 import { planCopy } from "../src/copy/plan.js";
 import { partRange, planUnits } from "../src/copy/units.js";
 import { run } from "./helpers.js";

@@ -9,7 +9,7 @@ import { serveStore } from "@zarr/cli";
 import { MemoryStore } from "@zarr/core";
 import { resolveStore } from "@zarr/core/store";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseRange } from "../src/commands/serve.js";
+import { parseRange } from "../src/run/serve.js";
 
 const MiB = 1 << 20;
 const value = new Uint8Array(32 * MiB).map((_, i) => i * 7);

@@ -7,7 +7,7 @@
 import type { AnyStore } from "@zarr/core";
 import type { StoreOpener } from "@zarr/core/store";
 import { OpenerOptions, parseBucketUrl } from "@zarr/remote-store";
-import { GcsStore, type GcsStoreOptions } from "./store.js";
+import type { GcsStore, GcsStoreOptions } from "./store.js";
 
 /**
  * Opens `gs://bucket/prefix` URLs as {@link GcsStore}s. Options (all
@@ -31,7 +31,10 @@ export const gcsStoreOpener: StoreOpener = {
       const value = read.integer(name, 0);
       if (value !== undefined) config[name] = value;
     }
-    return new GcsStore(config);
+    // The Google client loads with the store, when a gs: URL is opened, not
+    // with the opener's registration.
+    const { GcsStore: Store } = await import("./store.js");
+    return new Store(config);
   },
 };
 

@@ -8,7 +8,7 @@ import { type AnyStore, StoreError } from "@zarr/core";
 import type { StoreOpener } from "@zarr/core/store";
 import { OpenerOptions, parseBucketUrl } from "@zarr/remote-store";
 import type { S3ClientOptions } from "./client.js";
-import { S3Store } from "./store.js";
+import type { S3Store } from "./store.js";
 
 /** Options the opener accepts (e.g. from CLI flags); each is checked for its type. */
 const STRING_OPTIONS = [
@@ -77,7 +77,10 @@ export const s3StoreOpener: StoreOpener = {
         ...(sessionToken ? { sessionToken } : {}),
       };
     }
-    return new S3Store({
+    // The AWS SDK loads with the store, when an s3: URL is opened, not with
+    // the opener's registration (the CLI's start-up pays nothing for it).
+    const { S3Store: Store } = await import("./store.js");
+    return new Store({
       ...client,
       bucket,
       prefix,

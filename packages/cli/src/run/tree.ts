@@ -1,0 +1,66 @@
+import { type HierarchyNode, NodeNotFoundError, open } from "@zarr/core";
+import { resolveStore } from "@zarr/core/store";
+import { type Io, str, type Values } from "../command.js";
+import { openStoreArg, type StoreFlags } from "../stores.js";
+import { parseCount } from "../usage.js";
+
+/** Runs `zarr tree` (its options are described by the command in `commands/tree.ts`). */
+export async function run(
+  [storeArg, path = ""]: string[],
+  values: Values,
+  io: Io,
+): Promise<number | undefined> {
+  const depthText = str(values, "depth");
+  const depth =
+    depthText === undefined ? Number.POSITIVE_INFINITY : parseCount(depthText, "--depth");
+  await tree(storeArg, path, depth, io.out, values as StoreFlags);
+  return 0;
+}
+
+function describe(node: HierarchyNode): string {
+  if (node.kind === "group") return node.implicit ? "(implicit group)" : "";
+  return `[${node.shape.join(", ")}] ${JSON.stringify(node.dataType.toJSON()).replace(/^"|"$/g, "")}`;
+}
+
+function name(node: HierarchyNode): string {
+  return node.path === "" ? "/" : node.path.slice(node.path.lastIndexOf("/") + 1);
+}
+
+async function tree(
+  storeArg: string,
+  path: string,
+  depth: number,
+  out: (s: string) => void,
+  flags: StoreFlags,
+): Promise<void> {
+  const store = resolveStore(await openStoreArg(storeArg, flags));
+  const root = await open(store, path);
+  out(`${name(root)} ${describe(root)}`.trimEnd());
+  if (root.kind === "group") await printChildren(root, "", depth, out);
+}
+
+async function printChildren(
+  group: Extract<HierarchyNode, { kind: "group" }>,
+  indent: string,
+  depth: number,
+  out: (s: string) => void,
+): Promise<void> {
+  if (depth < 1) return;
+  const names = await group.childNames();
+  for (let i = 0; i < names.length; i++) {
+    const last = i === names.length - 1;
+    const branch = `${indent}${last ? "└── " : "├── "}`;
+    let child: HierarchyNode;
+    try {
+      child = await group.get(names[i]);
+    } catch (e) {
+      // One unreadable node (e.g. an unregistered codec) must not hide the rest of the tree.
+      if (e instanceof NodeNotFoundError) continue;
+      out(`${branch}${names[i]} (cannot open: ${e instanceof Error ? e.message : String(e)})`);
+      continue;
+    }
+    out(`${branch}${name(child)} ${describe(child)}`.trimEnd());
+    if (child.kind === "group")
+      await printChildren(child, `${indent}${last ? "    " : "│   "}`, depth - 1, out);
+  }
+}
