@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { engine as pakoEngine } from "../../packages/codec-gzip/dist/engine/browser.js";
 import { engine as nodeEngine } from "../../packages/codec-gzip/dist/engine/node.js";
 import { DeflateCodec } from "../../packages/codec-gzip/dist/index.js";
+import { useNativeZstd, zstdEngine } from "../../packages/codec-zstd/dist/engine.js";
 import { ZstdCodec } from "../../packages/codec-zstd/dist/index.js";
 
 const MiB = 1 << 20;
@@ -59,10 +60,17 @@ await measure("gzip 5  node:zlib 8 chunks in parallel", gz(5, nodeEngine), { par
 await measure("gzip 5  pako", gz(5, pakoEngine));
 await measure("zlib 1  node:zlib", gz(1, nodeEngine, "zlib"));
 await measure("zlib 1  pako", gz(1, pakoEngine, "zlib"));
-for (const level of [-5, 1, 3, 9, 19]) {
-  await measure(`zstd ${level}`, new ZstdCodec({ level }));
+// zstd on each engine this Node has: node:zlib's libzstd (Node >= 22.15) and WebAssembly.
+const zstdEngines = zstdEngine() === "native" ? ["native", "wasm"] : ["wasm"];
+for (const engine of zstdEngines) {
+  useNativeZstd(engine === "native");
+  const name = engine === "native" ? "node:zlib" : "wasm";
+  for (const level of [-5, 1, 3, 9, 19]) {
+    await measure(`zstd ${level}  ${name}`, new ZstdCodec({ level }));
+  }
+  await measure(`zstd 3 + checksum  ${name}`, new ZstdCodec({ level: 3, checksum: true }));
 }
-await measure("zstd 3 + checksum", new ZstdCodec({ level: 3, checksum: true }));
+useNativeZstd(true);
 
 // The same through numcodecs (C).
 const script = `

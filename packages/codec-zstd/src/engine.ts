@@ -1,6 +1,7 @@
 /**
- * libzstd compiled to WebAssembly, loaded once on first use and shared; calls
- * are synchronous inside it.
+ * The zstd engine: the platform's libzstd where there is one (Node ≥ 22.15's
+ * `node:zlib`), else libzstd compiled to WebAssembly, loaded once on first
+ * use and shared; calls are synchronous inside it.
  *
  * The module's bytes are inlined (gzipped, base64) in a separate module
  * (80.5 kB as served with gzip, like the .wasm file itself) loaded with
@@ -16,7 +17,29 @@
  *
  * @module
  */
+import { nativeZstd } from "#native";
+import { type NativeZstd, OutputTooLarge } from "./native/types.js";
 import { decodeBase64, gunzip, instantiateZstd, WasmAbort, type ZstdWasm } from "./wasm.js";
+
+/** The platform's zstd (Node's node:zlib from 22.15), used instead of WebAssembly where present. */
+let native: NativeZstd | undefined = nativeZstd;
+
+/**
+ * Which engine encodes and decodes: `"native"` (the platform's libzstd) when
+ * there is one, else `"wasm"`.
+ */
+export function zstdEngine(): "native" | "wasm" {
+  return native ? "native" : "wasm";
+}
+
+/**
+ * Chooses the WebAssembly build even where a native zstd exists (`false`),
+ * or the native one again (`true`, where there is one). For tests and the
+ * bench, which compare the two; not part of the package's entry points.
+ */
+export function useNativeZstd(on: boolean): void {
+  native = on ? nativeZstd : undefined;
+}
 
 /** How long {@link loadZstd} waits for the module before it rejects. */
 export const LOAD_TIMEOUT_MS = 30_000;
@@ -64,7 +87,7 @@ export function loadZstd(
   timeoutMs = LOAD_TIMEOUT_MS,
   loader: () => Promise<ZstdWasm> = load,
 ): Promise<void> {
-  if (instance) return Promise.resolve();
+  if (native || instance) return Promise.resolve();
   ready ??= withTimeout(Promise.resolve().then(loader), timeoutMs).then(
     (zstd) => {
       instance = zstd;
@@ -146,6 +169,7 @@ function withBuffers<T>(sizes: number[], body: (z: ZstdWasm, pointers: number[])
 
 /** Compresses `data` into one frame (with its content size) at `level`. Call {@link loadZstd} first. */
 export function compressFrame(data: Uint8Array, level: number): Uint8Array {
+  if (native) return native.compress(data, level);
   const bound = zstd().compressBound(data.length);
   return withBuffers([data.length, bound], (z, [src, dst]) => {
     new Uint8Array(z.memory.buffer).set(data, src!);
@@ -162,6 +186,18 @@ export function compressFrame(data: Uint8Array, level: number): Uint8Array {
  * Call {@link loadZstd} first.
  */
 export function decompressFrame(frame: Uint8Array, capacity: number): Uint8Array {
+  if (native) {
+    try {
+      return native.decompress(frame, capacity);
+    } catch (e) {
+      if (e instanceof OutputTooLarge) throw new ZstdError(70);
+      // node:zlib reports libzstd's error code as errno: the same messages as
+      // the WebAssembly build.
+      const code = (e as { errno?: unknown }).errno;
+      if (typeof code === "number" && ERROR_NAMES[code]) throw new ZstdError(code);
+      throw new Error(`${native.name}: ${(e as Error).message}`, { cause: e });
+    }
+  }
   return withBuffers([frame.length, capacity], (z, [src, dst]) => {
     new Uint8Array(z.memory.buffer).set(frame, src!);
     const result = z.decompress(dst!, capacity, src!, frame.length);

@@ -3,8 +3,8 @@
 // file runs in its own module instance, so nothing is loaded when it starts.
 import { ZstdCodec } from "@zarr/codec-zstd";
 import { CodecError } from "@zarr/core";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { LOAD_TIMEOUT_MS, loadZstd, ZstdLoadError } from "../src/engine.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { LOAD_TIMEOUT_MS, loadZstd, useNativeZstd, ZstdLoadError } from "../src/engine.js";
 import { decodeBase64, gunzip, instantiateZstd } from "../src/wasm.js";
 import { rleFrame } from "./helpers.js";
 
@@ -18,6 +18,11 @@ async function failure(p: Promise<unknown>): Promise<Error> {
     (e: Error) => e,
   );
 }
+
+// Where Node has a native zstd (≥ 22.15) nothing is loaded; these tests are
+// about the WebAssembly build that browsers and Node 20 use.
+beforeAll(() => useNativeZstd(false));
+afterAll(() => useNativeZstd(true));
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -1,0 +1,68 @@
+/**
+ * libzstd as Node's `node:zlib` ships it (Node ≥ 22.15 and 24): 2 to 3.5 times
+ * the speed of the WebAssembly build on this project's bench machines
+ * (`bench/codecs/gzip-zstd.mjs`). Absent on Node 20, where the WebAssembly
+ * build is used.
+ *
+ * @module
+ */
+import * as zlib from "node:zlib";
+import { type NativeZstd, OutputTooLarge } from "./types.js";
+
+// @types/node 20 does not declare the zstd API; this is the part used here.
+interface ZlibZstd {
+  zstdCompressSync(data: Uint8Array, options: object): Buffer;
+  zstdDecompressSync(data: Uint8Array, options: object): Buffer;
+  constants: { ZSTD_c_compressionLevel: number };
+}
+
+const api = zlib as unknown as Partial<ZlibZstd>;
+
+/**
+ * The output as a Uint8Array of its own memory when it fills less than half
+ * of the buffer node:zlib allocated for it (a bounded decode starts with a
+ * large buffer): a chunk cache must not keep the slack alive.
+ */
+function trimmed(out: Buffer): Uint8Array {
+  const view = new Uint8Array(out.buffer, out.byteOffset, out.length);
+  return out.buffer.byteLength > 2 * out.length + 4096 ? view.slice() : view;
+}
+
+function make(z: ZlibZstd): NativeZstd {
+  const LEVEL = z.constants.ZSTD_c_compressionLevel;
+  return {
+    name: "node:zlib",
+    compress(data, level) {
+      // One output buffer of the frame's bound: no chunk list to concatenate.
+      const bound = data.length + (data.length >> 7) + 1024;
+      return trimmed(
+        z.zstdCompressSync(data, { params: { [LEVEL]: level }, chunkSize: Math.max(64, bound) }),
+      );
+    },
+    decompress(frame, capacity) {
+      try {
+        return trimmed(
+          z.zstdDecompressSync(frame, {
+            // One output buffer when the size is known; node:zlib refuses to
+            // produce more than maxOutputLength (a RangeError).
+            chunkSize: Math.max(64, Math.min(capacity, 64 * 2 ** 20)),
+            maxOutputLength: Math.max(1, capacity),
+          }),
+        );
+      } catch (e) {
+        if ((e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+          throw new OutputTooLarge(`the frame holds more than ${capacity} bytes`, { cause: e });
+        }
+        throw e;
+      }
+    },
+  };
+}
+
+/** node:zlib's zstd, when this Node has it. */
+export const nativeZstd: NativeZstd | undefined =
+  typeof api.zstdDecompressSync === "function" &&
+  typeof api.zstdCompressSync === "function" &&
+  api.constants?.ZSTD_c_compressionLevel !== undefined
+    ? make(api as ZlibZstd)
+    : undefined;

@@ -1,0 +1,22 @@
+/**
+ * A zstd engine the platform provides (Node's `node:zlib` from 22.15 on), used
+ * instead of the WebAssembly build where it exists.
+ *
+ * @module
+ */
+
+/** One-frame compression and decompression, synchronous. */
+export interface NativeZstd {
+  /** A description for messages and the bench, e.g. `"node:zlib"`. */
+  readonly name: string;
+  /** One frame with its content size and no checksum, at `level`. */
+  compress(data: Uint8Array, level: number): Uint8Array;
+  /**
+   * Decompresses one frame into at most `capacity` bytes; throws
+   * {@link OutputTooLarge} when the frame holds more.
+   */
+  decompress(frame: Uint8Array, capacity: number): Uint8Array;
+}
+
+/** The frame decodes to more than the capacity it was given. */
+export class OutputTooLarge extends Error {}
