@@ -242,39 +242,72 @@ export class GcsStore implements ReadableStore, WritableStore, ListableStore {
     const location = this.#location(this.#where.root + key);
     const where = `GCS download of ${JSON.stringify(key)} at ${location}`;
     const deadline = new Deadline(signal, this.#timeout, "timeout");
+    const retry = this.storage.retryOptions ?? {};
+    const retries = retry.autoRetry === false ? 0 : (retry.maxRetries ?? DEFAULT_MAX_RETRIES);
+    const started = Date.now();
     try {
-      return await readObject(
-        this.#file(key),
-        download,
-        Math.min(this.#idleTimeout, this.#timeout),
-        deadline.signal,
-        (status, headers) => {
-          const raw = headers["content-length"];
-          return planObjectRead(
-            { range, maxBytes, maxBodyBytes: this.#maxBody, refuseEncodedRanges: true },
-            {
-              status,
-              contentLength: raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined,
-              contentRange: headers["content-range"],
-              contentEncoding: headers["content-encoding"] || undefined,
-            },
-          );
-        },
-        // Past the caller's own limit (options.maxBytes): a ValueTooLargeError, which core
-        // reports for a chunk as a damaged chunk, as it does for every store.
-        (reason, overLimit) =>
-          new (overLimit ? ValueTooLargeError : StoreError)(`${where}: ${reason}`, { path: key }),
-      );
-    } catch (error) {
-      if (error instanceof ZarrError) throw error;
-      const over = deadline.error(key, where);
-      if (over) throw over;
-      if (isNotFound(error)) return undefined;
-      if (range !== undefined && isRangeNotSatisfiable(error)) return new Uint8Array(0);
-      throw storeError(error, "download", key, location, signal);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.#download(key, download, range, maxBytes, where, deadline.signal);
+        } catch (error) {
+          if (error instanceof ZarrError) throw error;
+          const over = deadline.error(key, where);
+          if (over) throw over;
+          if (isNotFound(error)) return undefined;
+          if (range !== undefined && isRangeNotSatisfiable(error)) return new Uint8Array(0);
+          const wait = retryDelay(retry, attempt, started);
+          if (
+            attempt >= retries ||
+            wait < 0 ||
+            error instanceof IdleTimeoutError ||
+            !isRetryable(error, retry)
+          ) {
+            throw storeError(error, "download", key, location, signal);
+          }
+          // An abort or the deadline during the wait ends it; the next
+          // attempt then fails at once and `deadline.error` says which.
+          await sleep(wait, deadline.signal);
+        }
+      }
     } finally {
       deadline.end();
     }
+  }
+
+  /**
+   * One attempt of a download, without the client's own retries (see
+   * {@link withoutClientRetries}): `get` retries.
+   */
+  #download(
+    key: string,
+    download: { start?: number; end?: number },
+    range: ByteRange | undefined,
+    maxBytes: number | undefined,
+    where: string,
+    signal: AbortSignal,
+  ): Promise<Uint8Array> {
+    return readObject(
+      withoutClientRetries(this.#file(key)),
+      download,
+      Math.min(this.#idleTimeout, this.#timeout),
+      signal,
+      (status, headers) => {
+        const raw = headers["content-length"];
+        return planObjectRead(
+          { range, maxBytes, maxBodyBytes: this.#maxBody, refuseEncodedRanges: true },
+          {
+            status,
+            contentLength: raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined,
+            contentRange: headers["content-range"],
+            contentEncoding: headers["content-encoding"] || undefined,
+          },
+        );
+      },
+      // Past the caller's own limit (options.maxBytes): a ValueTooLargeError, which core
+      // reports for a chunk as a damaged chunk, as it does for every store.
+      (reason, overLimit) =>
+        new (overLimit ? ValueTooLargeError : StoreError)(`${where}: ${reason}`, { path: key }),
+    );
   }
 
   async getSize(key: string, options?: StoreOptions): Promise<number | undefined> {
@@ -485,16 +518,21 @@ function readObject(
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const stream = file.createReadStream(download);
+    // Destroyed on the next turn, not inside the client's own event handlers:
+    // a stream destroyed while its 'response' is being dispatched makes the
+    // client pipe into it next, which Node ≥ 22 rejects with an unhandled
+    // ERR_STREAM_UNABLE_TO_PIPE (the process ends).
+    const destroyLater = () => setImmediate(() => stream.destroy());
     const settle = (error: unknown, value?: Uint8Array) => {
       if (settled) return;
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
       if (error !== undefined || value === undefined) {
-        stream.destroy();
+        destroyLater();
         reject(error);
       } else {
-        if (!stream.readableEnded) stream.destroy();
+        if (!stream.readableEnded) destroyLater();
         resolve(value);
       }
     };
@@ -581,6 +619,61 @@ function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new IdleTimeoutError(ms)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The client's default number of retries (`retryOptions.maxRetries`). */
+const DEFAULT_MAX_RETRIES = 3;
+
+/**
+ * `file` with the client's retries turned off for its downloads. On Node 22
+ * and later the client's stream retries (retry-request over teeny-request)
+ * pipe a discarded response into the stream they have just destroyed, which
+ * Node refuses with ERR_STREAM_UNABLE_TO_PIPE as an unhandled rejection: the
+ * process ends at the first retried 5xx (googleapis/google-cloud-node#8670,
+ * open in @google-cloud/storage 7.x). `GcsStore.get` retries instead, with
+ * the client's retry settings.
+ */
+function withoutClientRetries(file: File): File {
+  const requestStream = file.requestStream.bind(file);
+  file.requestStream = (reqOpts) => requestStream({ ...reqOpts, maxRetries: 0 });
+  return file;
+}
+
+/** Whether the client would retry `error`: its `retryableErrorFn`, else 408, 429 and 5xx. */
+function isRetryable(error: unknown, retry: GcsRetryOptions): boolean {
+  if (retry.retryableErrorFn)
+    return retry.retryableErrorFn(
+      error as Parameters<NonNullable<GcsRetryOptions["retryableErrorFn"]>>[0],
+    );
+  const code = (error as { code?: unknown }).code;
+  return [408, 429, 500, 502, 503, 504].includes(Number(code));
+}
+
+/**
+ * The wait before retry `attempt + 1`, exponential as the client's own:
+ * `multiplier^attempt` seconds plus up to 1 s of jitter, at most
+ * `maxRetryDelay`; negative once `totalTimeout` (seconds) has passed.
+ */
+function retryDelay(retry: GcsRetryOptions, attempt: number, started: number): number {
+  const multiplier = retry.retryDelayMultiplier ?? 2;
+  const maxDelay = (retry.maxRetryDelay ?? 64) * 1000;
+  const left = (retry.totalTimeout ?? 600) * 1000 - (Date.now() - started);
+  if (left <= 0) return -1;
+  return Math.min(multiplier ** attempt * 1000 + Math.floor(Math.random() * 1000), maxDelay, left);
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** Creates the client from {@link GcsStoreOptions}. */
