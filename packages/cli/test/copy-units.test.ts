@@ -18,9 +18,9 @@ import {
 import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultChunks } from "../src/run/create.js";
 import { planCopy } from "../src/copy/plan.js";
 import { partRange, planUnits } from "../src/copy/units.js";
+import { defaultChunks } from "../src/run/create.js";
 import { run } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "zarr-cli-units-"));
