@@ -13,7 +13,6 @@ import {
 import { parseZstdConfig, type ZstdConfig } from "./config.js";
 import { compressFrame, decompressFrame, loadZstd, ZstdError } from "./engine.js";
 import { FrameError, type FrameInfo, scanFrames, withoutContentSize } from "./frame.js";
-import { xxh64Low32 } from "./xxh64.js";
 
 /** Largest output of one frame the WebAssembly heap (32-bit) is asked to hold. */
 export const MAX_FRAME_OUTPUT = 1 << 30;
@@ -99,21 +98,11 @@ export class ZstdCodec implements BytesToBytesCodec {
   async encode(bytes: Uint8Array, options?: CodecOptions): Promise<Uint8Array> {
     throwIfAborted(options?.signal, this.#path);
     await this.#load();
-    let frame: Uint8Array;
     try {
-      frame = compressFrame(bytes, this.level);
+      return compressFrame(bytes, this.level, this.checksum);
     } catch (e) {
       throw this.#error(`cannot encode ${bytes.length} bytes: ${(e as Error).message}`, e);
     }
-    if (!this.checksum) return frame;
-    // ZSTD_compress writes no checksum: set Content_Checksum_flag (bit 2 of the
-    // frame header descriptor, right after the magic) and append the low 32
-    // bits of XXH64 of the content, little-endian (RFC 8878 3.1.1).
-    const out = new Uint8Array(frame.length + 4);
-    out.set(frame);
-    out[4]! |= 0x04;
-    new DataView(out.buffer).setUint32(frame.length, xxh64Low32(bytes), true);
-    return out;
   }
 
   /**

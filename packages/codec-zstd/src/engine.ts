@@ -20,6 +20,7 @@
 import { nativeZstd } from "#native";
 import { type NativeZstd, OutputTooLarge } from "./native/types.js";
 import { decodeBase64, gunzip, instantiateZstd, WasmAbort, type ZstdWasm } from "./wasm.js";
+import { xxh64Low32 } from "./xxh64.js";
 
 /** The platform's zstd (Node's node:zlib from 22.15), used instead of WebAssembly where present. */
 let native: NativeZstd | undefined = nativeZstd;
@@ -167,17 +168,29 @@ function withBuffers<T>(sizes: number[], body: (z: ZstdWasm, pointers: number[])
   }
 }
 
-/** Compresses `data` into one frame (with its content size) at `level`. Call {@link loadZstd} first. */
-export function compressFrame(data: Uint8Array, level: number): Uint8Array {
-  if (native) return native.compress(data, level);
+/**
+ * Compresses `data` into one frame (with its content size) at `level`, with
+ * the content checksum when `checksum` is set. Call {@link loadZstd} first.
+ */
+export function compressFrame(data: Uint8Array, level: number, checksum = false): Uint8Array {
+  if (native) return native.compress(data, level, checksum);
   const bound = zstd().compressBound(data.length);
-  return withBuffers([data.length, bound], (z, [src, dst]) => {
+  const frame = withBuffers([data.length, bound], (z, [src, dst]) => {
     new Uint8Array(z.memory.buffer).set(data, src!);
     const result = z.compress(dst!, bound, src!, data.length, level);
     const code = errorCode(z, result);
     if (code >= 0) throw new ZstdError(code);
     return new Uint8Array(z.memory.buffer, dst!, result >>> 0).slice();
   });
+  if (!checksum) return frame;
+  // ZSTD_compress writes no checksum: set Content_Checksum_flag (bit 2 of the
+  // frame header descriptor, right after the magic) and append the low 32
+  // bits of XXH64 of the content, little-endian (RFC 8878 3.1.1).
+  const out = new Uint8Array(frame.length + 4);
+  out.set(frame);
+  out[4]! |= 0x04;
+  new DataView(out.buffer).setUint32(frame.length, xxh64Low32(data), true);
+  return out;
 }
 
 /**

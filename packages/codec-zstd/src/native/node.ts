@@ -13,7 +13,7 @@ import { type NativeZstd, OutputTooLarge } from "./types.js";
 interface ZlibZstd {
   zstdCompressSync(data: Uint8Array, options: object): Buffer;
   zstdDecompressSync(data: Uint8Array, options: object): Buffer;
-  constants: { ZSTD_c_compressionLevel: number };
+  constants: { ZSTD_c_compressionLevel: number; ZSTD_c_checksumFlag: number };
 }
 
 const api = zlib as unknown as Partial<ZlibZstd>;
@@ -30,13 +30,17 @@ function trimmed(out: Buffer): Uint8Array {
 
 function make(z: ZlibZstd): NativeZstd {
   const LEVEL = z.constants.ZSTD_c_compressionLevel;
+  const CHECKSUM = z.constants.ZSTD_c_checksumFlag;
   return {
     name: "node:zlib",
-    compress(data, level) {
+    compress(data, level, checksum) {
       // One output buffer of the frame's bound: no chunk list to concatenate.
       const bound = data.length + (data.length >> 7) + 1024;
       return trimmed(
-        z.zstdCompressSync(data, { params: { [LEVEL]: level }, chunkSize: Math.max(64, bound) }),
+        z.zstdCompressSync(data, {
+          params: { [LEVEL]: level, [CHECKSUM]: checksum ? 1 : 0 },
+          chunkSize: Math.max(64, bound),
+        }),
       );
     },
     decompress(frame, capacity) {
@@ -63,6 +67,7 @@ function make(z: ZlibZstd): NativeZstd {
 export const nativeZstd: NativeZstd | undefined =
   typeof api.zstdDecompressSync === "function" &&
   typeof api.zstdCompressSync === "function" &&
-  api.constants?.ZSTD_c_compressionLevel !== undefined
+  api.constants?.ZSTD_c_compressionLevel !== undefined &&
+  api.constants?.ZSTD_c_checksumFlag !== undefined
     ? make(api as ZlibZstd)
     : undefined;

@@ -9,8 +9,8 @@
 export interface NativeZstd {
   /** A description for messages and the bench, e.g. `"node:zlib"`. */
   readonly name: string;
-  /** One frame with its content size and no checksum, at `level`. */
-  compress(data: Uint8Array, level: number): Uint8Array;
+  /** One frame with its content size at `level`, with the content checksum when `checksum` is set. */
+  compress(data: Uint8Array, level: number, checksum: boolean): Uint8Array;
   /**
    * Decompresses one frame into at most `capacity` bytes; throws
    * {@link OutputTooLarge} when the frame holds more.
