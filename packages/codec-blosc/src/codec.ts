@@ -19,6 +19,7 @@ import {
   builtinEngine,
   CNAMES,
   type Cname,
+  FORMAT_CODES,
   FORMAT_NAMES,
   registryEngine,
 } from "./engines.js";
@@ -33,6 +34,7 @@ import {
   runSync,
   type ShuffleMode,
 } from "./frame.js";
+import { kernelsLoading } from "./kernels.js";
 
 /** v3 shuffle names, indexed by {@link ShuffleMode}. */
 const SHUFFLE_NAMES = ["noshuffle", "shuffle", "bitshuffle"] as const;
@@ -178,6 +180,8 @@ export class BloscCodec implements BytesToBytesCodec {
       );
     }
     if (!needsEngine(header)) return runSync(decompressGen(bytes, header, undefined, path));
+    const kernels = header.format === FORMAT_CODES.lz4 ? kernelsLoading() : undefined;
+    if (kernels) return kernels.then(() => this.#decode(bytes, decodedSize, options));
     const engine = this.#engine(FORMAT_NAMES[header.format], 5);
     if (engine instanceof Promise) {
       return engine.then((e) => runAsync(decompressGen(bytes, header, e, path)));
@@ -244,6 +248,8 @@ export class BloscCodec implements BytesToBytesCodec {
       runSync(decompressGen(bytes, header, undefined, path, true, out, range));
       return;
     }
+    const kernels = header.format === FORMAT_CODES.lz4 ? kernelsLoading() : undefined;
+    if (kernels) return kernels.then(() => this.#decodeRangeInto(bytes, out, start, end));
     const engine = this.#engine(FORMAT_NAMES[header.format], 5);
     if (engine instanceof Promise) {
       return engine

@@ -1,7 +1,9 @@
 /**
- * @zarr/codec-blosc: a pure-TypeScript Blosc 1 implementation (byte shuffle,
+ * @zarr/codec-blosc: a TypeScript Blosc 1 implementation (byte shuffle,
  * bitshuffle, blosclz, lz4, lz4hc, snappy; zlib and zstd through
- * @zarr/codec-gzip and @zarr/codec-zstd), byte-compatible with c-blosc.
+ * @zarr/codec-gzip and @zarr/codec-zstd), byte-compatible with c-blosc. LZ4
+ * blocks decode in a small WebAssembly kernel once it has loaded (see
+ * {@link loadBlockKernels}), in TypeScript before and where it cannot load.
  *
  * Importing this module registers nothing; import `@zarr/codec-blosc/register`
  * or call `registerCodec` with {@link bloscCodecFactory} yourself.
@@ -43,4 +45,5 @@ export {
   parseHeader,
   type ShuffleMode,
 } from "./frame.js";
+export { loadBlockKernels } from "./kernels.js";
 export { bitshuffle, bitunshuffle, shuffle, unshuffle } from "./shuffle.js";

@@ -1,0 +1,124 @@
+// The WebAssembly LZ4 block decoder (wasm/kernels.c) against the TypeScript
+// one: the same bytes for every valid block, the same CodecError message for
+// every malformed one (LZ4 block format: lz4_Block_format.md, "Block
+// format": token, literal length runs of 255, 2-byte little-endian offset,
+// match length + 4, last sequence literals only).
+import { randomBytes, smoothField } from "@zarr/test-utils";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadBlockKernels, useBlockKernels } from "../src/kernels.js";
+import { lz4Compress, lz4DecompressInto } from "../src/lz4.js";
+import { shuffle } from "../src/shuffle.js";
+
+let loaded = false;
+beforeAll(async () => {
+  loaded = await loadBlockKernels();
+});
+afterAll(() => useBlockKernels(true));
+
+/** Decodes with the kernel (`wasm`) or TypeScript: bytes written and output, or the error message. */
+function decode(engine: "wasm" | "ts", block: Uint8Array, capacity: number) {
+  useBlockKernels(engine === "wasm");
+  try {
+    const out = new Uint8Array(capacity);
+    const n = lz4DecompressInto(block, out, "p");
+    return { n, out: Array.from(out.subarray(0, n)) };
+  } catch (e) {
+    return { error: `${(e as Error).name}: ${(e as Error).message}` };
+  } finally {
+    useBlockKernels(true);
+  }
+}
+
+function same(block: Uint8Array, capacity: number): void {
+  expect(decode("wasm", block, capacity)).toEqual(decode("ts", block, capacity));
+}
+
+describe("LZ4 block kernel (WebAssembly)", () => {
+  it("loads in Node", () => {
+    expect(loaded).toBe(true);
+  });
+
+  it("decodes what lz4Compress writes, identically, for every kind of data", () => {
+    const shuffled = new Uint8Array(1 << 20);
+    const field = smoothField(1 << 18);
+    shuffle(4, field, 0, shuffled, 0, field.length);
+    const inputs = [
+      new Uint8Array(0),
+      new Uint8Array(1).fill(7),
+      new Uint8Array(100_000), // offset-1 matches
+      Uint8Array.from({ length: 70_000 }, (_, i) => i % 3), // offsets 3
+      Uint8Array.from({ length: 70_000 }, (_, i) => (i * i) >> 9), // mixed
+      randomBytes(50_000, 1), // literals only
+      field,
+      shuffled,
+    ];
+    for (const data of inputs) {
+      const block = lz4Compress(data);
+      same(block, data.length);
+      const w = decode("wasm", block, data.length);
+      expect(w.n).toBe(data.length);
+      // A capacity larger than needed (the kernel's wide copies stay inside).
+      same(block, data.length + 33);
+      // One byte short: both fail alike.
+      if (data.length > 0) same(block, data.length - 1);
+    }
+  });
+
+  it("hand-made blocks: every error code, overlapping matches of every small offset", () => {
+    const blocks: number[][] = [
+      [], // missing token
+      [0xf0], // truncated literal length
+      [0xf0, 0xff], // truncated literal length after a 255
+      [0x30, 1, 2], // literals past the input
+      [0x10, 9, 0x00], // literal then truncated offset
+      [0x10, 9, 0x00, 0x00], // zero offset
+      [0x10, 9, 0x05, 0x00], // offset before the start
+      [0x1f, 9, 0x01, 0x00], // truncated match length
+      [0x1f, 9, 0x01, 0x00, 0xff], // truncated match length after a 255
+      [0x10, 9, 0x01, 0x00], // block ends with a match
+      [0x10, 9, 0x01, 0x00, 0x00], // valid: literal 9, 4 more 9s, empty last literals
+    ];
+    for (let offset = 1; offset <= 20; offset++) {
+      const lits = Array.from({ length: offset }, (_, i) => i + 1);
+      // `offset` literals, a match of 15 + 4 + 40 at that offset, one final literal.
+      blocks.push([(Math.min(offset, 15) << 4) | 15]);
+      const b = blocks[blocks.length - 1]!;
+      if (offset >= 15) b.push(offset - 15);
+      b.push(...lits, offset, 0, 40, 0x10, 99);
+    }
+    for (const b of blocks) {
+      for (const capacity of [0, 8, 64, 200]) same(Uint8Array.from(b), capacity);
+    }
+  });
+
+  it("length runs that would overflow 32 bits fail like the TypeScript decoder", () => {
+    // 15 + 255 * n: a 17 MB run of 255s claims more than 2^32 literals.
+    const run = new Uint8Array(17 * 2 ** 20).fill(255);
+    const block = new Uint8Array(run.length + 2);
+    block[0] = 0xf0;
+    block.set(run, 1);
+    same(block, 1024);
+  });
+
+  it("random and mutated blocks: the same output or the same error (fast-check)", () => {
+    const valid = lz4Compress(Uint8Array.from({ length: 5000 }, (_, i) => (i * 31) % 7));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 300 }),
+          fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })).map(([at, v]) => {
+            const m = valid.slice();
+            m[at] = v;
+            return m;
+          }),
+        ),
+        fc.integer({ min: 0, max: 6000 }),
+        (block, capacity) => {
+          same(block, capacity);
+        },
+      ),
+      { seed: 11, numRuns: 3000 },
+    );
+  });
+});
