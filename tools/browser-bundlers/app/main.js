@@ -4,6 +4,7 @@
 import "@zarr/codec-blosc/register";
 import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
+import { loadBlockKernels } from "@zarr/codec-blosc";
 import { CodecError, openArray } from "@zarr/core";
 import { HttpStore } from "@zarr/store-http";
 
@@ -23,4 +24,6 @@ window.zarrRead = async (url, path) => {
     };
   }
 };
+// Whether codec-blosc's WebAssembly block kernels are in use on this page.
+window.zarrKernels = () => loadBlockKernels();
 window.zarrReady = true;

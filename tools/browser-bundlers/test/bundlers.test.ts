@@ -74,6 +74,19 @@ async function writeArrays(dir: string): Promise<void> {
     ],
   });
   await blosc.set(null, bloscValues);
+  const lz4 = await createArray(store, "blosc-lz4", {
+    shape: BLOSC.shape,
+    dataType: "int32",
+    chunkShape: BLOSC.chunks,
+    codecs: [
+      { name: "bytes", configuration: { endian: "little" } },
+      {
+        name: "blosc",
+        configuration: { cname: "lz4", clevel: 5, shuffle: "shuffle", typesize: 4, blocksize: 0 },
+      },
+    ],
+  });
+  await lz4.set(null, bloscValues);
 }
 
 /** Indices (and values) where `got` differs from `want`, at most 5. */
@@ -159,7 +172,7 @@ describe.skipIf(skipReason !== undefined || !distBuilt)("bundlers in Chromium", 
   }
 
   for (const bundler of ["esbuild", "vite", "webpack", "rollup", "none"]) {
-    it(`${bundler}: reads zstd and blosc (cname zstd) arrays, element by element`, async () => {
+    it(`${bundler}: reads zstd, blosc (cname zstd) and blosc lz4 arrays, element by element; the LZ4 kernel runs`, async () => {
       const page = await open(bundler);
       const requests: string[] = [];
       page.on("request", (r) => requests.push(new URL(r.url()).pathname));
@@ -175,6 +188,16 @@ describe.skipIf(skipReason !== undefined || !distBuilt)("bundlers in Chromium", 
         if (!blosc.ok) return;
         expect(blosc.shape).toEqual(BLOSC.shape);
         expect(mismatches(blosc.values, bloscValues)).toEqual([]);
+        // blosc lz4: decoded by the WebAssembly LZ4 kernel, loaded through the bundle.
+        const lz4 = await read(page, dataUrl, "blosc-lz4");
+        expect(lz4.ok, JSON.stringify(lz4).slice(0, 500)).toBe(true);
+        if (!lz4.ok) return;
+        expect(mismatches(lz4.values, bloscValues)).toEqual([]);
+        expect(
+          await page.evaluate(() =>
+            (window as { zarrKernels?: () => Promise<boolean> }).zarrKernels?.(),
+          ),
+        ).toBe(true);
         // No bundler emitted or fetched a .wasm file: the module is in a JS chunk.
         expect(requests.filter((p) => p.endsWith(".wasm"))).toEqual([]);
       } finally {
