@@ -42,6 +42,11 @@ export const FORMAT_NAMES: readonly Cname[] = ["blosclz", "lz4", "snappy", "zlib
 export interface BlockEngine {
   /** True when both operations return plain values (never promises). */
   readonly sync: boolean;
+  /**
+   * Its streams are LZ4 blocks: a chunk may then be decoded whole by the
+   * WebAssembly kernels (see kernels.ts) instead of stream by stream.
+   */
+  readonly lz4?: boolean;
   compress(stream: Uint8Array): Uint8Array | null | Promise<Uint8Array | null>;
   decompress(stream: Uint8Array, dst: Uint8Array): void | Promise<void>;
 }
@@ -55,10 +60,12 @@ function syncEngine(
   into: Into,
   decode: DecodeInto,
   path: string | undefined,
+  lz4 = false,
 ): BlockEngine {
   let scratch = new Uint8Array(0);
   return {
     sync: true,
+    lz4,
     compress(stream) {
       const need = bound(stream.length);
       if (scratch.length < need) scratch = new Uint8Array(need);
@@ -103,6 +110,7 @@ export function builtinEngine(
         (s, d, o) => lz4CompressInto(s, d, o, 10 - clevel),
         lz4DecompressInto,
         path,
+        true,
       );
     case "lz4hc":
       return syncEngine(
@@ -111,6 +119,7 @@ export function builtinEngine(
         (s, d, o) => lz4CompressHCInto(s, d, o, clevel),
         lz4DecompressInto,
         path,
+        true,
       );
     case "snappy":
       return syncEngine(cname, snappyCompressBound, snappyCompressInto, snappyDecompressInto, path);

@@ -12,6 +12,8 @@
 
 import { CodecError } from "@zarr/core";
 import { type BlockEngine, type Cname, FORMAT_CODES } from "./engines.js";
+import { blockKernels } from "./kernels.js";
+import { lz4ErrorMessage } from "./lz4-errors.js";
 import { bitshuffle, bitunshuffle, shuffle, unshuffle } from "./shuffle.js";
 
 /** Header length in bytes (also the largest overhead of a chunk over its data). */
@@ -332,7 +334,16 @@ export function* decompressGen(
   const byteShuffle = (h.flags & FLAG_SHUFFLE) !== 0 && ts > 1;
   const bitShuffle = !byteShuffle && (h.flags & FLAG_BITSHUFFLE) !== 0;
   const out = into?.subarray(0, nbytes) ?? new Uint8Array(nbytes);
-  const tmp = byteShuffle || bitShuffle ? workBuffer(0, Math.min(blocksize, nbytes), pooled) : null;
+  // lz4 streams: the whole chunk decodes and unshuffles in the WebAssembly
+  // kernels when they are loaded (the same bytes and errors as below).
+  const kernel = engine.lz4
+    ? blockKernels()?.bloscLz4(src.subarray(0, h.cbytes), nbytes, blocksize)
+    : undefined;
+  const mode = byteShuffle ? 1 : bitShuffle ? 2 : 0;
+  const tmp =
+    kernel === undefined && (byteShuffle || bitShuffle)
+      ? workBuffer(0, Math.min(blocksize, nbytes), pooled)
+      : null;
 
   const firstBlock = Math.floor(from / blocksize);
   const endBlock = Math.min(nblocks, Math.ceil(to / blocksize));
@@ -348,6 +359,14 @@ export function* decompressGen(
     let pos = u32(src, HEADER_SIZE + 4 * b);
     if (pos < dataStart || pos > cbytes) {
       fail(`block ${b} offset ${pos} is outside the chunk data [${dataStart}, ${cbytes})`, path);
+    }
+    if (kernel !== undefined) {
+      const r = kernel.block(pos, nsplits, neblock, start, bsize, ts, mode);
+      if (!r.ok) {
+        if ("lz4Error" in r) throw new CodecError(lz4ErrorMessage(r.lz4Error), { path });
+        fail(`lz4 stream decodes to ${r.decoded} bytes, expected ${neblock}`, path);
+      }
+      continue;
     }
     const target = tmp ?? out;
     const base = tmp === null ? start : 0;
@@ -373,6 +392,7 @@ export function* decompressGen(
       else out.set(tmp!.subarray(0, bsize), start);
     }
   }
+  kernel?.finish(out, firstBlock * blocksize, Math.min(endBlock * blocksize, nbytes));
   return out;
 }
 

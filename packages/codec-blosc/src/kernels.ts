@@ -1,6 +1,8 @@
 /**
- * Block kernels compiled to WebAssembly from `wasm/kernels.c` (LZ4 block
- * decoding, 2 to 4 times the speed of the TypeScript decoder here). The module
+ * Block kernels compiled to WebAssembly from `wasm/kernels.c`: LZ4 block
+ * decoding (2 to 4 times the speed of the TypeScript decoder here), and whole
+ * Blosc blocks of lz4 streams decoded and unshuffled in the module's memory
+ * (the byte unshuffle of 4-byte elements with SIMD128). The module
  * (under 1 kB) loads with `import()` the first time a kernel is asked for, and
  * the TypeScript implementation serves until it is ready, and for good where
  * WebAssembly, its SIMD or its bulk-memory instructions are missing (the
@@ -21,12 +23,63 @@ export interface BlockKernels {
    * dst.length` must be at most {@link MAX_KERNEL_BYTES}.
    */
   lz4Decode(src: Uint8Array, dst: Uint8Array): number;
+  /**
+   * Starts decoding the Blosc 1 chunk `chunk` (lz4 streams) of `nbytes`
+   * decoded bytes in blocks of `blocksize`; `undefined` when the chunk and
+   * its output would take more than {@link MAX_KERNEL_BYTES}.
+   */
+  bloscLz4(chunk: Uint8Array, nbytes: number, blocksize: number): BloscLz4Session | undefined;
+}
+
+/** The outcome of one {@link BloscLz4Session.block}. */
+export type BlockResult =
+  | { ok: true }
+  /** An LZ4 error code (see `LZ4_ERRORS` in lz4.ts) in stream `stream`. */
+  | { ok: false; lz4Error: number; stream: number }
+  /** Stream `stream` decoded to `decoded` bytes, not the block's share. */
+  | { ok: false; decoded: number; stream: number };
+
+/**
+ * A Blosc 1 chunk of lz4 streams copied into the module's memory once, its
+ * blocks decoded and unshuffled there, and the result copied out once.
+ */
+export interface BloscLz4Session {
+  /**
+   * Decodes the block of `bsize` bytes at output offset `start` whose
+   * `nsplits` streams of `neblock` bytes begin at chunk offset `pos`, then
+   * unshuffles it (`mode` 1: byte shuffle, 2: bitshuffle, 0: none) with
+   * element size `ts`.
+   */
+  block(
+    pos: number,
+    nsplits: number,
+    neblock: number,
+    start: number,
+    bsize: number,
+    ts: number,
+    mode: 0 | 1 | 2,
+  ): BlockResult;
+  /** Copies decoded bytes [from, to) into `out` at the same offsets. */
+  finish(out: Uint8Array, from: number, to: number): void;
 }
 
 interface Exports {
   memory: WebAssembly.Memory;
   __heap_base: WebAssembly.Global;
   lz4_decode(src: number, srcLen: number, dst: number, dstCap: number): number;
+  blosc_lz4_block(
+    chunk: number,
+    cbytes: number,
+    pos: number,
+    nsplits: number,
+    neblock: number,
+    tmp: number,
+    out: number,
+    bsize: number,
+    ts: number,
+    mode: number,
+    failed: number,
+  ): number;
 }
 
 let kernels: BlockKernels | undefined;
@@ -50,6 +103,40 @@ function wrap(exports: Exports): BlockKernels {
       const n = exports.lz4_decode(base, src.length, dstPtr, dst.length);
       if (n > 0) dst.set(memory.subarray(dstPtr, dstPtr + n));
       return n;
+    },
+    bloscLz4(chunk, nbytes, blocksize) {
+      // [failed slot: 16][chunk][tmp: one block + 16][out: nbytes + 16]
+      const align = (n: number) => (n + 15) & ~15;
+      const chunkPtr = base + 16;
+      const tmpPtr = align(chunkPtr + chunk.length);
+      const outPtr = align(tmpPtr + blocksize + 16);
+      const total = outPtr + nbytes + 16 - base;
+      if (total > MAX_KERNEL_BYTES) return undefined;
+      ensure(total);
+      new Uint8Array(exports.memory.buffer).set(chunk, chunkPtr);
+      return {
+        block(pos, nsplits, neblock, start, bsize, ts, mode) {
+          const r = exports.blosc_lz4_block(
+            chunkPtr,
+            chunk.length,
+            pos,
+            nsplits,
+            neblock,
+            tmpPtr,
+            outPtr + start,
+            bsize,
+            ts,
+            mode,
+            base,
+          );
+          if (r === 0) return { ok: true };
+          const stream = new Uint32Array(exports.memory.buffer, base, 1)[0]!;
+          return r < 0 ? { ok: false, lz4Error: r, stream } : { ok: false, decoded: r - 1, stream };
+        },
+        finish(out, from, to) {
+          out.set(new Uint8Array(exports.memory.buffer, outPtr + from, to - from), from);
+        },
+      };
     },
   };
 }

@@ -16,6 +16,7 @@
 import { CodecError } from "@zarr/core";
 import { copyBytes, copyMatch, viewOf } from "./bytes.js";
 import { blockKernels, MAX_KERNEL_BYTES } from "./kernels.js";
+import { lz4ErrorMessage } from "./lz4-errors.js";
 
 const MIN_MATCH = 4;
 const LAST_LITERALS = 5;
@@ -281,21 +282,6 @@ class HashChain {
   }
 }
 
-/** The WebAssembly decoder's error codes (-1, -2, ...), as the TypeScript decoder words them. */
-const LZ4_ERRORS = [
-  "",
-  "truncated (missing token)",
-  "truncated literal length",
-  "literals run past the input",
-  "literals run past the output size",
-  "truncated match offset",
-  "zero match offset",
-  "match offset before the start of the output",
-  "truncated match length",
-  "match runs past the output size",
-  "block ends with a match",
-];
-
 /**
  * Decompresses the LZ4 block `src` into `dst` (at most `dst.length` bytes).
  * Returns the number of bytes written. Throws {@link CodecError} when the
@@ -308,7 +294,7 @@ export function lz4DecompressInto(src: Uint8Array, dst: Uint8Array, path?: strin
   if (kernels !== undefined && src.length + dst.length <= MAX_KERNEL_BYTES) {
     const n = kernels.lz4Decode(src, dst);
     if (n >= 0) return n;
-    throw new CodecError(`lz4: malformed block: ${LZ4_ERRORS[-n] ?? `error ${n}`}`, { path });
+    throw new CodecError(lz4ErrorMessage(n), { path });
   }
   const iend = src.length;
   const oend = dst.length;
