@@ -86,10 +86,10 @@ export class ZstdCodec implements BytesToBytesCodec {
     });
   }
 
-  /** Loads libzstd; any failure is a `CodecError` that says what to do. */
-  async #load(): Promise<void> {
+  /** Loads libzstd (to encode: at this level); any failure is a `CodecError` that says what to do. */
+  async #load(level?: number): Promise<void> {
     try {
-      await loadZstd();
+      await loadZstd(undefined, undefined, level);
     } catch (e) {
       throw this.#error(`${(e as Error).message}. ${LOAD_ADVICE}`, e);
     }
@@ -97,7 +97,7 @@ export class ZstdCodec implements BytesToBytesCodec {
 
   async encode(bytes: Uint8Array, options?: CodecOptions): Promise<Uint8Array> {
     throwIfAborted(options?.signal, this.#path);
-    await this.#load();
+    await this.#load(this.level);
     try {
       return compressFrame(bytes, this.level, this.checksum);
     } catch (e) {
@@ -135,6 +135,14 @@ export class ZstdCodec implements BytesToBytesCodec {
     options?: CodecOptions,
   ): Promise<Uint8Array> {
     throwIfAborted(options?.signal, this.#path);
+    for (const [name, value] of [
+      ["decodedSize", decodedSize],
+      ["maxDecodedSize", options?.maxDecodedSize],
+    ] as const) {
+      if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+        throw this.#error(`${name} must be a non-negative integer, got ${value}`);
+      }
+    }
     let frames: FrameInfo[];
     try {
       frames = scanFrames(bytes);

@@ -80,15 +80,24 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * Loads the WebAssembly module once. Rejects with a {@link ZstdLoadError}
+ * node:zlib takes a parameter of -1 for "not set": level -1 would compress at
+ * libzstd's default level (3). That level alone encodes with the WebAssembly
+ * build where the native engine is used.
+ */
+const NATIVE_UNSET_LEVEL = -1;
+
+/**
+ * Loads the WebAssembly module once (where the native engine is used, only
+ * when `level` is one it cannot encode at). Rejects with a {@link ZstdLoadError}
  * (and forgets the attempt, so a later call tries again) when it cannot be
  * loaded within `timeoutMs`. `loader` replaces the module import in tests.
  */
 export function loadZstd(
   timeoutMs = LOAD_TIMEOUT_MS,
   loader: () => Promise<ZstdWasm> = load,
+  level?: number,
 ): Promise<void> {
-  if (native || instance) return Promise.resolve();
+  if (instance || (native && level !== NATIVE_UNSET_LEVEL)) return Promise.resolve();
   ready ??= withTimeout(Promise.resolve().then(loader), timeoutMs).then(
     (zstd) => {
       instance = zstd;
@@ -173,7 +182,7 @@ function withBuffers<T>(sizes: number[], body: (z: ZstdWasm, pointers: number[])
  * the content checksum when `checksum` is set. Call {@link loadZstd} first.
  */
 export function compressFrame(data: Uint8Array, level: number, checksum = false): Uint8Array {
-  if (native) return native.compress(data, level, checksum);
+  if (native && level !== NATIVE_UNSET_LEVEL) return native.compress(data, level, checksum);
   const bound = zstd().compressBound(data.length);
   const frame = withBuffers([data.length, bound], (z, [src, dst]) => {
     new Uint8Array(z.memory.buffer).set(data, src!);

@@ -98,3 +98,46 @@ describe.skipIf(!hasNative)("native and WebAssembly zstd", () => {
     expect(out.buffer.byteLength).toBeLessThanOrEqual(2 * out.length + 4096);
   });
 });
+
+/** One frame of a raw block holding `data`, declaring window log `log` (RFC 8878 3.1.1.1.2). */
+function frameWithWindow(log: number, data: Uint8Array): Uint8Array {
+  const header = [0x28, 0xb5, 0x2f, 0xfd, 0x00, (log - 10) << 3];
+  const block = (data.length << 3) | 1; // last block, raw
+  return Uint8Array.from([...header, block & 0xff, (block >> 8) & 0xff, block >> 16, ...data]);
+}
+
+describe.skipIf(!hasNative)("native and WebAssembly zstd: the same limits", () => {
+  it("windows up to 1 GiB decode (zstd --long writes them); 2 GiB is refused by both", async () => {
+    const data = new TextEncoder().encode("hello from a long window");
+    for (const log of [20, 27, 28, 30, 31]) {
+      const frame = frameWithWindow(log, data);
+      const outcomes = [];
+      for (const engine of ["native", "wasm"] as const) {
+        outcomes.push(
+          await withEngine(engine, () => new ZstdCodec().decode(frame, data.length)).then(
+            (out) => new TextDecoder().decode(out),
+            (e: Error) => `${e.name}: ${e.message}`,
+          ),
+        );
+      }
+      expect(outcomes[0], `window log ${log}`).toBe(outcomes[1]);
+      if (log <= 30) expect(outcomes[0]).toBe("hello from a long window");
+      else expect(outcomes[0]).toMatch(/CodecError: .*too much memory/);
+    }
+  });
+
+  it("level -1 is libzstd's -1 on both engines (node:zlib reads -1 as unset)", async () => {
+    const data = smoothField(300_000);
+    const frames: string[] = [];
+    for (const engine of ["native", "wasm"] as const) {
+      for (const level of [-1, 3]) {
+        const frame = await withEngine(engine, () => new ZstdCodec({ level }).encode(data));
+        frames.push(`${engine} ${level} ${frame.length}`);
+      }
+    }
+    const [native1, native3, wasm1, wasm3] = frames.map((f) => Number(f.split(" ")[2]));
+    expect(native1, frames.join(", ")).toBe(wasm1);
+    expect(native3, frames.join(", ")).not.toBe(native1);
+    expect(wasm3).toBeGreaterThan(0);
+  });
+});

@@ -189,3 +189,17 @@ describe("factories and registration", () => {
     );
   });
 });
+
+describe("zstd decode options", () => {
+  it("a decodedSize or maxDecodedSize that is not a non-negative integer is a CodecError (NaN once looped forever)", async () => {
+    const frame = await new ZstdCodec().encode(new Uint8Array(5));
+    for (const bad of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY]) {
+      await expect(new ZstdCodec().decode(frame, bad)).rejects.toThrow(
+        /decodedSize must be a non-negative integer/,
+      );
+      await expect(
+        new ZstdCodec().decode(frame, undefined, { maxDecodedSize: bad }),
+      ).rejects.toThrow(/maxDecodedSize must be a non-negative integer/);
+    }
+  });
+});

@@ -460,7 +460,24 @@ interface RawResponse {
   headers?: Record<string, string | undefined>;
   request?: { agent?: { destroy?: () => void } | false };
   destroy?: () => void;
+  on?: (event: "error", listener: (error: unknown) => void) => unknown;
   [Symbol.asyncIterator]?: () => AsyncIterator<Uint8Array>;
+}
+
+/**
+ * A body whose connection broke, as a connection reset (code `ECONNRESET`):
+ * retried like one by the client's retry rules.
+ */
+function brokenBody(error: unknown): Error {
+  return Object.assign(
+    new Error(
+      `the connection broke in the middle of the body: ${(error as Error)?.message ?? error}`,
+      {
+        cause: error,
+      },
+    ),
+    { code: "ECONNRESET" },
+  );
 }
 
 /**
@@ -468,11 +485,19 @@ interface RawResponse {
  * response (it reads the whole body for the error message): its iterator is
  * replaced, on this response only, by one that ends there. Past it the
  * response is destroyed and, as the client does itself after failed
- * downloads, its keep-alive agent too, which closes the connection.
+ * downloads, its keep-alive agent too, which closes the connection. The
+ * returned function ends the client's reading at once (the read has settled,
+ * e.g. on the idle timeout): the client reads the body with no rejection
+ * handler, so a body that fails under it (the connection closing while it
+ * waits) would be an unhandled rejection that ends the process.
  */
-function boundErrorBody(raw: RawResponse): void {
+function boundErrorBody(raw: RawResponse): () => void {
+  let abandon: () => void = () => {};
   const iterate = raw[Symbol.asyncIterator];
-  if (typeof iterate !== "function") return;
+  if (typeof iterate !== "function") return abandon;
+  const abandoned = new Promise<IteratorResult<Uint8Array>>((resolve) => {
+    abandon = () => resolve({ done: true, value: undefined });
+  });
   raw[Symbol.asyncIterator] = () => {
     const inner = iterate.call(raw);
     let seen = 0;
@@ -483,7 +508,8 @@ function boundErrorBody(raw: RawResponse): void {
           if (raw.request?.agent) raw.request.agent.destroy?.();
           return { done: true, value: undefined };
         }
-        const result = await inner.next();
+        // A failure of `inner` after the race is handled (race subscribed to it).
+        const result = await Promise.race([inner.next(), abandoned]);
         if (!result.done) {
           const piece = result.value.subarray(0, MAX_ERROR_BODY - seen);
           seen += result.value.length;
@@ -496,6 +522,7 @@ function boundErrorBody(raw: RawResponse): void {
       },
     };
   };
+  return () => abandon();
 }
 
 /**
@@ -517,6 +544,7 @@ function readObject(
     let body: PlannedBody | undefined;
     let settled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let abandonErrorBody: (() => void) | undefined;
     const stream = file.createReadStream(download);
     // Destroyed on the next turn, not inside the client's own event handlers:
     // a stream destroyed while its 'response' is being dispatched makes the
@@ -528,6 +556,7 @@ function readObject(
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
+      abandonErrorBody?.();
       if (error !== undefined || value === undefined) {
         destroyLater();
         reject(error);
@@ -553,9 +582,12 @@ function readObject(
         arm();
         const status = raw?.statusCode ?? raw?.status ?? 0;
         if (status < 200 || status > 299) {
-          boundErrorBody(raw);
+          abandonErrorBody = boundErrorBody(raw);
           return; // the client turns it into an error
         }
+        // The client never reports a connection that breaks in the middle of
+        // the body (the read would wait for the idle timeout): the body does.
+        raw.on?.("error", (error: unknown) => settle(brokenBody(error)));
         const p = plan(status, raw.headers ?? {});
         if ("refuse" in p) {
           settle(fail(`HTTP ${status} ${p.refuse}`, p.overLimit));
@@ -641,14 +673,24 @@ function withoutClientRetries(file: File): File {
 
 /** Whether the client would retry `error`: its `retryableErrorFn`, else 408, 429 and 5xx. */
 function isRetryable(error: unknown, retry: GcsRetryOptions): boolean {
-  if (retry.retryableErrorFn)
+  const code = (error as { code?: unknown }).code;
+  if (!retry.retryableErrorFn) {
+    return (
+      [408, 429, 500, 502, 503, 504].includes(Number(code)) ||
+      (typeof code === "string" && CONNECTION_PROBLEMS.has(code.toLowerCase()))
+    );
+  }
+  try {
     return retry.retryableErrorFn(
       error as Parameters<NonNullable<GcsRetryOptions["retryableErrorFn"]>>[0],
     );
-  const code = (error as { code?: unknown }).code;
-  return [408, 429, 500, 502, 503, 504].includes(Number(code));
+  } catch {
+    return false; // a failing rule retries nothing; the download's own error is reported
+  }
 }
 
+/** Error codes of broken connections, retried as the client's default rule does. */
+const CONNECTION_PROBLEMS = new Set(["econnreset", "epipe", "etimedout", "eai_again"]);
 /**
  * The wait before retry `attempt + 1`, exponential as the client's own:
  * `multiplier^attempt` seconds plus up to 1 s of jitter, at most
@@ -678,12 +720,15 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** Creates the client from {@link GcsStoreOptions}. */
 function createStorage(options: GcsStoreOptions): Storage {
+  const retry = options.retryOptions;
   const config: StorageOptions = {
     retryOptions: {
       autoRetry: true,
       maxRetries: 3,
       idempotencyStrategy: IdempotencyStrategy.RetryAlways,
-      ...options.retryOptions,
+      ...retry,
+      // The client reads maxRetries 0 as "not set" (3 retries): no retries at all.
+      ...(retry?.maxRetries === 0 ? { autoRetry: false } : {}),
     },
   };
   if (options.apiEndpoint !== undefined) config.apiEndpoint = options.apiEndpoint;

@@ -11,8 +11,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 
 process.env.METADATA_SERVER_DETECTION = "none";
 
-/** What the server answers to request number n (1-based). */
-let answer: (n: number) => { status: number; body: string } = () => ({ status: 200, body: "" });
+/** What the server answers to request number n (1-based); `trickle`: a body that never ends. */
+let answer: (n: number) => { status: number; body: string; trickle?: boolean } = () => ({
+  status: 200,
+  body: "",
+});
 let requests = 0;
 /** The Range header of each request. */
 let ranges: (string | undefined)[] = [];
@@ -26,10 +29,17 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     requests++;
     ranges.push(req.headers.range);
-    const { status, body } = answer(requests);
+    const { status, body, trickle } = answer(requests);
+    req.resume();
+    if (trickle) {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.write(body);
+      const timer = setInterval(() => res.write(" "), 50);
+      res.on("close", () => clearInterval(timer));
+      return;
+    }
     res.writeHead(status, { "content-type": "text/plain", "content-length": String(body.length) });
     res.end(body);
-    req.resume();
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -49,7 +59,7 @@ afterEach(async () => {
   ranges = [];
 });
 
-function store(retryOptions: GcsRetryOptions, timeout = 5_000): GcsStore {
+function store(retryOptions: GcsRetryOptions, timeout = 5_000, idleTimeout?: number): GcsStore {
   return new GcsStore({
     bucket: "b",
     prefix: "data",
@@ -57,6 +67,7 @@ function store(retryOptions: GcsRetryOptions, timeout = 5_000): GcsStore {
     projectId: "p",
     retryOptions: { retryDelayMultiplier: 1, maxRetryDelay: 0.02, ...retryOptions },
     timeout,
+    ...(idleTimeout === undefined ? {} : { idleTimeout }),
   });
 }
 
@@ -123,5 +134,38 @@ describe("GcsStore.get retries downloads itself", () => {
       .get("c/0", { offset: 1, length: 3 })
       .catch(() => undefined);
     expect(ranges).toEqual(["bytes=1-3", "bytes=1-3"]);
+  });
+
+  it("maxRetries: 0 makes one request (the client reads 0 as its default, 3)", async () => {
+    answer = busyThenOk(10);
+    await expect(store({ maxRetries: 0 }).get("c/0")).rejects.toThrow(StoreError);
+    expect(requests).toBe(1);
+  });
+
+  it("a retryableErrorFn that throws retries nothing and the download's error is a StoreError", async () => {
+    answer = busyThenOk(10);
+    const e = await store({
+      maxRetries: 3,
+      retryableErrorFn: () => {
+        throw new TypeError("boom");
+      },
+    })
+      .get("c/0")
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(StoreError);
+    expect((e as Error).message).toMatch(/503/);
+    expect(requests).toBe(1);
+  });
+
+  it("an error body that never ends: a StoreError at the idle timeout, and no unhandled rejection when its connection closes later", async () => {
+    answer = () => ({ status: 503, body: '{"error":', trickle: true });
+    const e = await store({ maxRetries: 2 }, 3_000, 300)
+      .get("c/0")
+      .catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(StoreError);
+    expect((e as Error).message).toMatch(/no response progress/);
+    server.closeAllConnections();
+    await new Promise((r) => setTimeout(r, 200));
+    // afterEach: no unhandled rejection (it ended the process before).
   });
 });

@@ -13,7 +13,11 @@ import { type NativeZstd, OutputTooLarge } from "./types.js";
 interface ZlibZstd {
   zstdCompressSync(data: Uint8Array, options: object): Buffer;
   zstdDecompressSync(data: Uint8Array, options: object): Buffer;
-  constants: { ZSTD_c_compressionLevel: number; ZSTD_c_checksumFlag: number };
+  constants: {
+    ZSTD_c_compressionLevel: number;
+    ZSTD_c_checksumFlag: number;
+    ZSTD_d_windowLogMax: number;
+  };
 }
 
 const api = zlib as unknown as Partial<ZlibZstd>;
@@ -31,6 +35,7 @@ function trimmed(out: Buffer): Uint8Array {
 function make(z: ZlibZstd): NativeZstd {
   const LEVEL = z.constants.ZSTD_c_compressionLevel;
   const CHECKSUM = z.constants.ZSTD_c_checksumFlag;
+  const WINDOW_LOG_MAX = z.constants.ZSTD_d_windowLogMax;
   return {
     name: "node:zlib",
     compress(data, level, checksum) {
@@ -51,6 +56,10 @@ function make(z: ZlibZstd): NativeZstd {
             // produce more than maxOutputLength (a RangeError).
             chunkSize: Math.max(64, Math.min(capacity, 64 * 2 ** 20)),
             maxOutputLength: Math.max(1, capacity),
+            // libzstd's default refuses windows above 128 MiB (zstd --long=28
+            // writes 256 MiB). Up to 1 GiB, as the 32-bit WebAssembly build
+            // accepts; memory follows the output, bounded by maxOutputLength.
+            params: { [WINDOW_LOG_MAX]: 30 },
           }),
         );
       } catch (e) {
@@ -68,6 +77,7 @@ export const nativeZstd: NativeZstd | undefined =
   typeof api.zstdDecompressSync === "function" &&
   typeof api.zstdCompressSync === "function" &&
   api.constants?.ZSTD_c_compressionLevel !== undefined &&
-  api.constants?.ZSTD_c_checksumFlag !== undefined
+  api.constants?.ZSTD_c_checksumFlag !== undefined &&
+  api.constants?.ZSTD_d_windowLogMax !== undefined
     ? make(api as ZlibZstd)
     : undefined;
