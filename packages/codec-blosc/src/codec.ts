@@ -59,6 +59,11 @@ export type BloscCodecName = "blosc" | "numcodecs.blosc";
 
 const KEYS = new Set(["cname", "clevel", "shuffle", "typesize", "blocksize"]);
 
+/** Chunks of these compressor formats decode in the WebAssembly kernels once loaded. */
+function usesKernels(format: number): boolean {
+  return format === FORMAT_CODES.lz4 || format === FORMAT_CODES.blosclz;
+}
+
 /**
  * Blosc 1 as a Zarr bytes -> bytes codec. Immutable; safe to share across
  * chunks. Encoding with cname zlib or zstd and decoding such chunks need
@@ -180,7 +185,7 @@ export class BloscCodec implements BytesToBytesCodec {
       );
     }
     if (!needsEngine(header)) return runSync(decompressGen(bytes, header, undefined, path));
-    const kernels = header.format === FORMAT_CODES.lz4 ? kernelsLoading() : undefined;
+    const kernels = usesKernels(header.format) ? kernelsLoading() : undefined;
     if (kernels) return kernels.then(() => this.#decode(bytes, decodedSize, options));
     const engine = this.#engine(FORMAT_NAMES[header.format], 5);
     if (engine instanceof Promise) {
@@ -248,7 +253,7 @@ export class BloscCodec implements BytesToBytesCodec {
       runSync(decompressGen(bytes, header, undefined, path, true, out, range));
       return;
     }
-    const kernels = header.format === FORMAT_CODES.lz4 ? kernelsLoading() : undefined;
+    const kernels = usesKernels(header.format) ? kernelsLoading() : undefined;
     if (kernels) return kernels.then(() => this.#decodeRangeInto(bytes, out, start, end));
     const engine = this.#engine(FORMAT_NAMES[header.format], 5);
     if (engine instanceof Promise) {

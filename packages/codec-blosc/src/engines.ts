@@ -11,6 +11,7 @@
 import { CodecError, type JsonObject } from "@zarr/core";
 import { type BytesToBytesCodec, type CodecContext, codecRegistry } from "@zarr/core/codec";
 import { blosclzCompressBound, blosclzCompressInto, blosclzDecompressInto } from "./blosclz.js";
+import type { KernelCodec } from "./kernels.js";
 import { lz4CompressBound, lz4CompressHCInto, lz4CompressInto, lz4DecompressInto } from "./lz4.js";
 import { snappyCompressBound, snappyCompressInto, snappyDecompressInto } from "./snappy.js";
 
@@ -43,10 +44,11 @@ export interface BlockEngine {
   /** True when both operations return plain values (never promises). */
   readonly sync: boolean;
   /**
-   * Its streams are LZ4 blocks: a chunk may then be decoded whole by the
-   * WebAssembly kernels (see kernels.ts) instead of stream by stream.
+   * Its streams are LZ4 blocks or blosclz streams: a chunk may then be
+   * decoded whole by the WebAssembly kernels (see kernels.ts) instead of
+   * stream by stream.
    */
-  readonly lz4?: boolean;
+  readonly kernel?: KernelCodec;
   compress(stream: Uint8Array): Uint8Array | null | Promise<Uint8Array | null>;
   decompress(stream: Uint8Array, dst: Uint8Array): void | Promise<void>;
 }
@@ -60,12 +62,12 @@ function syncEngine(
   into: Into,
   decode: DecodeInto,
   path: string | undefined,
-  lz4 = false,
+  kernel?: KernelCodec,
 ): BlockEngine {
   let scratch = new Uint8Array(0);
   return {
     sync: true,
-    lz4,
+    ...(kernel ? { kernel } : {}),
     compress(stream) {
       const need = bound(stream.length);
       if (scratch.length < need) scratch = new Uint8Array(need);
@@ -101,6 +103,7 @@ export function builtinEngine(
         (s, d, o) => blosclzCompressInto(s, d, o, clevel),
         blosclzDecompressInto,
         path,
+        "blosclz",
       );
     case "lz4":
       return syncEngine(
@@ -110,7 +113,7 @@ export function builtinEngine(
         (s, d, o) => lz4CompressInto(s, d, o, 10 - clevel),
         lz4DecompressInto,
         path,
-        true,
+        "lz4",
       );
     case "lz4hc":
       return syncEngine(
@@ -119,7 +122,7 @@ export function builtinEngine(
         (s, d, o) => lz4CompressHCInto(s, d, o, clevel),
         lz4DecompressInto,
         path,
-        true,
+        "lz4",
       );
     case "snappy":
       return syncEngine(cname, snappyCompressBound, snappyCompressInto, snappyDecompressInto, path);

@@ -12,8 +12,8 @@
 
 import { CodecError } from "@zarr/core";
 import { type BlockEngine, type Cname, FORMAT_CODES } from "./engines.js";
+import { blosclzErrorMessage, lz4ErrorMessage } from "./kernel-errors.js";
 import { blockKernels } from "./kernels.js";
-import { lz4ErrorMessage } from "./lz4-errors.js";
 import { bitshuffle, bitunshuffle, shuffle, unshuffle } from "./shuffle.js";
 
 /** Header length in bytes (also the largest overhead of a chunk over its data). */
@@ -334,10 +334,10 @@ export function* decompressGen(
   const byteShuffle = (h.flags & FLAG_SHUFFLE) !== 0 && ts > 1;
   const bitShuffle = !byteShuffle && (h.flags & FLAG_BITSHUFFLE) !== 0;
   const out = into?.subarray(0, nbytes) ?? new Uint8Array(nbytes);
-  // lz4 streams: the whole chunk decodes and unshuffles in the WebAssembly
-  // kernels when they are loaded (the same bytes and errors as below).
-  const kernel = engine.lz4
-    ? blockKernels()?.bloscLz4(src.subarray(0, h.cbytes), nbytes, blocksize)
+  // lz4 and blosclz streams: the whole chunk decodes and unshuffles in the
+  // WebAssembly kernels when they are loaded (the same bytes and errors as below).
+  const kernel = engine.kernel
+    ? blockKernels()?.bloscChunk(src.subarray(0, h.cbytes), nbytes, blocksize, engine.kernel)
     : undefined;
   const mode = byteShuffle ? 1 : bitShuffle ? 2 : 0;
   const tmp =
@@ -363,8 +363,11 @@ export function* decompressGen(
     if (kernel !== undefined) {
       const r = kernel.block(pos, nsplits, neblock, start, bsize, ts, mode);
       if (!r.ok) {
-        if ("lz4Error" in r) throw new CodecError(lz4ErrorMessage(r.lz4Error), { path });
-        fail(`lz4 stream decodes to ${r.decoded} bytes, expected ${neblock}`, path);
+        if ("codecError" in r) {
+          const message = engine.kernel === "lz4" ? lz4ErrorMessage : blosclzErrorMessage;
+          throw new CodecError(message(r.codecError), { path });
+        }
+        fail(`${engine.kernel} stream decodes to ${r.decoded} bytes, expected ${neblock}`, path);
       }
       continue;
     }

@@ -1,8 +1,8 @@
 /**
  * Block kernels compiled to WebAssembly from `wasm/kernels.c`: LZ4 block
  * decoding (2 to 4 times the speed of the TypeScript decoder here), and whole
- * Blosc blocks of lz4 streams decoded and unshuffled in the module's memory
- * (the byte unshuffle of 4-byte elements with SIMD128). The module
+ * Blosc blocks of lz4 or blosclz streams decoded and unshuffled in the
+ * module's memory (the byte unshuffle of 4-byte elements with SIMD128). The module
  * (under 1 kB) loads with `import()` the first time a kernel is asked for, and
  * the TypeScript implementation serves until it is ready, and for good where
  * WebAssembly, its SIMD or its bulk-memory instructions are missing (the
@@ -24,26 +24,35 @@ export interface BlockKernels {
    */
   lz4Decode(src: Uint8Array, dst: Uint8Array): number;
   /**
-   * Starts decoding the Blosc 1 chunk `chunk` (lz4 streams) of `nbytes`
+   * Starts decoding the Blosc 1 chunk `chunk` (`codec` streams) of `nbytes`
    * decoded bytes in blocks of `blocksize`; `undefined` when the chunk and
    * its output would take more than {@link MAX_KERNEL_BYTES}.
    */
-  bloscLz4(chunk: Uint8Array, nbytes: number, blocksize: number): BloscLz4Session | undefined;
+  bloscChunk(
+    chunk: Uint8Array,
+    nbytes: number,
+    blocksize: number,
+    codec: KernelCodec,
+  ): BloscChunkSession | undefined;
 }
 
-/** The outcome of one {@link BloscLz4Session.block}. */
+/** The outcome of one {@link BloscChunkSession.block}. */
 export type BlockResult =
   | { ok: true }
-  /** An LZ4 error code (see `LZ4_ERRORS` in lz4.ts) in stream `stream`. */
-  | { ok: false; lz4Error: number; stream: number }
+  /** The stream decoder's error code (see kernel-errors.ts) in stream `stream`. */
+  | { ok: false; codecError: number; stream: number }
   /** Stream `stream` decoded to `decoded` bytes, not the block's share. */
   | { ok: false; decoded: number; stream: number };
 
+/** The stream formats the kernels decode. */
+export type KernelCodec = "blosclz" | "lz4";
+
 /**
- * A Blosc 1 chunk of lz4 streams copied into the module's memory once, its
- * blocks decoded and unshuffled there, and the result copied out once.
+ * A Blosc 1 chunk of lz4 or blosclz streams copied into the module's memory
+ * once, its blocks decoded and unshuffled there, and the result copied out
+ * once.
  */
-export interface BloscLz4Session {
+export interface BloscChunkSession {
   /**
    * Decodes the block of `bsize` bytes at output offset `start` whose
    * `nsplits` streams of `neblock` bytes begin at chunk offset `pos`, then
@@ -67,7 +76,7 @@ interface Exports {
   memory: WebAssembly.Memory;
   __heap_base: WebAssembly.Global;
   lz4_decode(src: number, srcLen: number, dst: number, dstCap: number): number;
-  blosc_lz4_block(
+  blosc_block(
     chunk: number,
     cbytes: number,
     pos: number,
@@ -78,6 +87,7 @@ interface Exports {
     bsize: number,
     ts: number,
     mode: number,
+    codec: number,
     failed: number,
   ): number;
 }
@@ -104,7 +114,7 @@ function wrap(exports: Exports): BlockKernels {
       if (n > 0) dst.set(memory.subarray(dstPtr, dstPtr + n));
       return n;
     },
-    bloscLz4(chunk, nbytes, blocksize) {
+    bloscChunk(chunk, nbytes, blocksize, codec) {
       // [failed slot: 16][chunk][tmp: one block + 16][out: nbytes + 16]
       const align = (n: number) => (n + 15) & ~15;
       const chunkPtr = base + 16;
@@ -116,7 +126,7 @@ function wrap(exports: Exports): BlockKernels {
       new Uint8Array(exports.memory.buffer).set(chunk, chunkPtr);
       return {
         block(pos, nsplits, neblock, start, bsize, ts, mode) {
-          const r = exports.blosc_lz4_block(
+          const r = exports.blosc_block(
             chunkPtr,
             chunk.length,
             pos,
@@ -127,11 +137,14 @@ function wrap(exports: Exports): BlockKernels {
             bsize,
             ts,
             mode,
+            codec === "lz4" ? 1 : 0,
             base,
           );
           if (r === 0) return { ok: true };
           const stream = new Uint32Array(exports.memory.buffer, base, 1)[0]!;
-          return r < 0 ? { ok: false, lz4Error: r, stream } : { ok: false, decoded: r - 1, stream };
+          return r < 0
+            ? { ok: false, codecError: r, stream }
+            : { ok: false, decoded: r - 1, stream };
         },
         finish(out, from, to) {
           out.set(new Uint8Array(exports.memory.buffer, outPtr + from, to - from), from);

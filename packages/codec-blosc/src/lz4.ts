@@ -15,8 +15,8 @@
 
 import { CodecError } from "@zarr/core";
 import { copyBytes, copyMatch, viewOf } from "./bytes.js";
+import { lz4ErrorMessage } from "./kernel-errors.js";
 import { blockKernels, MAX_KERNEL_BYTES } from "./kernels.js";
-import { lz4ErrorMessage } from "./lz4-errors.js";
 
 const MIN_MATCH = 4;
 const LAST_LITERALS = 5;

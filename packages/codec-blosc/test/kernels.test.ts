@@ -1,6 +1,6 @@
-// The WebAssembly LZ4 block decoder (wasm/kernels.c) against the TypeScript
-// one: the same bytes for every valid block, the same CodecError message for
-// every malformed one (LZ4 block format: lz4_Block_format.md, "Block
+// The WebAssembly block kernels (wasm/kernels.c) against the TypeScript
+// decoders: the same bytes for every valid block or chunk, the same
+// CodecError message for every malformed one (LZ4 block format: lz4_Block_format.md, "Block
 // format": token, literal length runs of 255, 2-byte little-endian offset,
 // match length + 4, last sequence literals only).
 import { randomBytes, smoothField } from "@zarr/test-utils";
@@ -124,7 +124,7 @@ describe("LZ4 block kernel (WebAssembly)", () => {
   });
 });
 
-describe("Blosc chunks of lz4 streams decoded whole in the kernels", () => {
+describe("Blosc chunks of lz4 and blosclz streams decoded whole in the kernels", () => {
   /** bloscDecompressSync with the kernels on or off: the bytes, or the error. */
   function chunkDecode(engine: "wasm" | "ts", chunk: Uint8Array, into?: Uint8Array) {
     useBlockKernels(engine === "wasm");
@@ -140,7 +140,7 @@ describe("Blosc chunks of lz4 streams decoded whole in the kernels", () => {
 
   it("every shuffle × typesize × size × blocksize: the same bytes as the TypeScript path", () => {
     const field = smoothField(40_000);
-    for (const cname of ["lz4", "lz4hc"] as const) {
+    for (const cname of ["lz4", "lz4hc", "blosclz"] as const) {
       for (const shuffle of [0, 1, 2] as const) {
         for (const typesize of [1, 2, 3, 4, 8, 16]) {
           for (const size of [0, 7, 1000, 65_536 + 13, field.length]) {
@@ -171,12 +171,14 @@ describe("Blosc chunks of lz4 streams decoded whole in the kernels", () => {
 
   it("mutated chunks: the same bytes or the same error (fast-check)", () => {
     const data = smoothField(20_000);
-    const chunks = ([0, 1, 2] as const).map((shuffle) =>
-      bloscCompressSync(data, { cname: "lz4", clevel: 5, shuffle, typesize: 4, blocksize: 4096 }),
+    const chunks = (["lz4", "blosclz"] as const).flatMap((cname) =>
+      ([0, 1, 2] as const).map((shuffle) =>
+        bloscCompressSync(data, { cname, clevel: 5, shuffle, typesize: 4, blocksize: 4096 }),
+      ),
     );
     fc.assert(
       fc.property(
-        fc.nat(2),
+        fc.nat(chunks.length - 1),
         fc.nat(1 << 20),
         fc.integer({ min: 0, max: 255 }),
         (which, at, value) => {

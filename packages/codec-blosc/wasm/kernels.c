@@ -175,7 +175,97 @@ __attribute__((export_name("bitunshuffle"))) void bitunshuffle(const u8 *src, u8
   }
 }
 
-/* ---- One Blosc 1 block of lz4 streams, decoded and unshuffled ------------ */
+/* ---- blosclz (c-blosc's FastLZ variant) ---------------------------------- */
+
+/* Error codes returned by blosclz_decode (negative); messages in lz4-errors.ts. */
+enum {
+  B_EMPTY = -1,         /* empty stream */
+  B_LIT_INPUT = -2,     /* literal run past the input */
+  B_LIT_OUTPUT = -3,    /* literal run past the output size */
+  B_MATCHLEN = -4,      /* truncated match length */
+  B_DISTANCE = -5,      /* truncated match distance */
+  B_FAR_DISTANCE = -6,  /* truncated far match distance */
+  B_BEFORE_START = -7,  /* match distance before the start of the output */
+  B_MATCH_OUTPUT = -8,  /* match past the output size */
+};
+
+/*
+ * Decodes the blosclz stream src[0..srcLen) into dst[0..dstCap): returns the
+ * bytes written or a negative error code. Ported from this package's
+ * TypeScript decoder (blosclz.ts), check for check.
+ */
+__attribute__((export_name("blosclz_decode"))) int blosclz_decode(const u8 *src, u32 srcLen,
+                                                                  u8 *dst, u32 dstCap) {
+  if (srcLen == 0) return B_EMPTY;
+  const u8 *ip = src + 1;
+  const u8 *const iend = src + srcLen;
+  u8 *op = dst;
+  u8 *const oend = dst + dstCap;
+  u32 ctrl = src[0] & 31;
+  for (;;) {
+    if (ctrl < 32) {
+      const u32 run = ctrl + 1;
+      if (run > (u32)(iend - ip)) return B_LIT_INPUT;
+      if (run > (u32)(oend - op)) return B_LIT_OUTPUT;
+      if ((iend - ip) >= 32 && (oend - op) >= 32) {
+        copy16(op, ip);
+        copy16(op + 16, ip + 16);
+      } else {
+        __builtin_memcpy(op, ip, run);
+      }
+      ip += run;
+      op += run;
+    } else {
+      u64 len = ctrl >> 5;
+      const u32 hi = ctrl & 31;
+      if (len == 7) {
+        u32 b;
+        do {
+          if (ip >= iend) return B_MATCHLEN;
+          b = *ip++;
+          len += b;
+        } while (b == 255);
+      }
+      len += 2;
+      if (ip >= iend) return B_DISTANCE;
+      const u32 lo = *ip++;
+      u32 dist;
+      if (hi == 31 && lo == 255) {
+        if (iend - ip < 2) return B_FAR_DISTANCE;
+        dist = (((u32)ip[0] << 8) | ip[1]) + 8192;
+        ip += 2;
+      } else {
+        dist = ((hi << 8) | lo) + 1;
+      }
+      if (dist > (u32)(op - dst)) return B_BEFORE_START;
+      if (len > (u64)(oend - op)) return B_MATCH_OUTPUT;
+      const u8 *match = op - dist;
+      u8 *const mend = op + len;
+      if (dist >= 16 && (u64)(oend - op) >= len + 16) {
+        do {
+          copy16(op, match);
+          op += 16;
+          match += 16;
+        } while (op < mend);
+        op = mend;
+      } else if (dist >= len) {
+        __builtin_memcpy(op, match, (u32)len);
+        op = mend;
+      } else {
+        while (op < mend) {
+          u32 n = (u32)(op - match);
+          if (n > (u32)(mend - op)) n = (u32)(mend - op);
+          __builtin_memcpy(op, match, n);
+          op += n;
+        }
+      }
+    }
+    if (ip >= iend) return (int)(op - dst);
+    ctrl = *ip++;
+  }
+}
+
+/* ---- One Blosc 1 block of lz4 or blosclz streams, decoded and unshuffled -- */
 
 static inline u32 load_u32le(const u8 *p) {
   return (u32)p[0] | ((u32)p[1] << 8) | ((u32)p[2] << 16) | ((u32)p[3] << 24);
@@ -184,15 +274,17 @@ static inline u32 load_u32le(const u8 *p) {
 /*
  * Decodes block `bsize` bytes of a Blosc 1 chunk whose streams start at
  * chunk[pos] (nsplits streams of neblock bytes, each a 4-byte size then the
- * LZ4 block, or the raw bytes when the size equals neblock) into out, through
- * tmp when it is shuffled (mode 1: byte shuffle, 2: bitshuffle, 0: none).
- * The layout was checked by the caller; sizes are checked again here.
- * Returns 0; an LZ4 error code (negative); or 1 + the bytes a stream decoded
- * to when that is not neblock (stream index in *failed).
+ * compressed stream: blosclz when `codec` is 0, LZ4 when 1; or the raw bytes
+ * when the size equals neblock) into out, through tmp when it is shuffled
+ * (mode 1: byte shuffle, 2: bitshuffle, 0: none). The layout was checked by
+ * the caller; sizes are checked again here. Returns 0; the decoder's error
+ * code (negative); or 1 + the bytes a stream decoded to when that is not
+ * neblock (stream index in *failed).
  */
-__attribute__((export_name("blosc_lz4_block"))) int blosc_lz4_block(
-    const u8 *chunk, u32 cbytes, u32 pos, u32 nsplits, u32 neblock, u8 *tmp, u8 *out, u32 bsize,
-    u32 ts, u32 mode, u32 *failed) {
+__attribute__((export_name("blosc_block"))) int blosc_block(const u8 *chunk, u32 cbytes, u32 pos,
+                                                            u32 nsplits, u32 neblock, u8 *tmp,
+                                                            u8 *out, u32 bsize, u32 ts, u32 mode,
+                                                            u32 codec, u32 *failed) {
   u8 *target = mode == 0 ? out : tmp;
   for (u32 j = 0; j < nsplits; j++) {
     *failed = j;
@@ -204,7 +296,8 @@ __attribute__((export_name("blosc_lz4_block"))) int blosc_lz4_block(
     if (csize == neblock) {
       __builtin_memcpy(dst, chunk + pos, neblock);
     } else {
-      const int n = lz4_decode(chunk + pos, csize, dst, neblock);
+      const int n = codec == 1 ? lz4_decode(chunk + pos, csize, dst, neblock)
+                               : blosclz_decode(chunk + pos, csize, dst, neblock);
       if (n < 0) return n;
       if ((u32)n != neblock) return 1 + n;
     }
