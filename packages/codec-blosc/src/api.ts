@@ -78,8 +78,9 @@ export async function bloscDecompress(
 
 /**
  * Decompresses a chunk made with a built-in compressor into `out` (which must
- * hold the header's uncompressed size) and returns the filled prefix of
- * `out`. Reusing one output buffer avoids touching fresh memory per chunk.
+ * hold the header's uncompressed size, and must not overlap `src`: that is a
+ * `CodecError`) and returns the filled prefix of `out`. Reusing one output
+ * buffer avoids touching fresh memory per chunk.
  */
 export function bloscDecompressInto(src: Uint8Array, out: Uint8Array): Uint8Array {
   const header = parseHeader(src, out.length);

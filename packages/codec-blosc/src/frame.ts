@@ -12,7 +12,6 @@
 
 import { CodecError } from "@zarr/core";
 import { type BlockEngine, type Cname, FORMAT_CODES } from "./engines.js";
-import { blosclzErrorMessage, lz4ErrorMessage } from "./kernel-errors.js";
 import { blockKernels } from "./kernels.js";
 import { bitshuffle, bitunshuffle, shuffle, unshuffle } from "./shuffle.js";
 
@@ -314,6 +313,14 @@ export function* decompressGen(
   if (into !== undefined && into.length < nbytes) {
     fail(`output buffer of ${into.length} bytes is smaller than the chunk's ${nbytes}`, path);
   }
+  if (
+    into !== undefined &&
+    into.buffer === src.buffer &&
+    into.byteOffset < src.byteOffset + src.length &&
+    src.byteOffset < into.byteOffset + nbytes
+  ) {
+    fail("the output buffer overlaps the compressed chunk", path);
+  }
   if (nbytes === 0) return into?.subarray(0, 0) ?? new Uint8Array(0);
   if (h.flags & FLAG_MEMCPYED) {
     const raw = src.subarray(HEADER_SIZE, HEADER_SIZE + nbytes);
@@ -335,15 +342,14 @@ export function* decompressGen(
   const bitShuffle = !byteShuffle && (h.flags & FLAG_BITSHUFFLE) !== 0;
   const out = into?.subarray(0, nbytes) ?? new Uint8Array(nbytes);
   // lz4 and blosclz streams: the whole chunk decodes and unshuffles in the
-  // WebAssembly kernels when they are loaded (the same bytes and errors as below).
-  const kernel = engine.kernel
+  // WebAssembly kernels when they are loaded (the same bytes as below).
+  let kernel = engine.kernel
     ? blockKernels()?.bloscChunk(src.subarray(0, h.cbytes), nbytes, blocksize, engine.kernel)
     : undefined;
   const mode = byteShuffle ? 1 : bitShuffle ? 2 : 0;
-  const tmp =
-    kernel === undefined && (byteShuffle || bitShuffle)
-      ? workBuffer(0, Math.min(blocksize, nbytes), pooled)
-      : null;
+  const shuffled = byteShuffle || bitShuffle;
+  let tmp =
+    kernel === undefined && shuffled ? workBuffer(0, Math.min(blocksize, nbytes), pooled) : null;
 
   const firstBlock = Math.floor(from / blocksize);
   const endBlock = Math.min(nblocks, Math.ceil(to / blocksize));
@@ -361,15 +367,13 @@ export function* decompressGen(
       fail(`block ${b} offset ${pos} is outside the chunk data [${dataStart}, ${cbytes})`, path);
     }
     if (kernel !== undefined) {
-      const r = kernel.block(pos, nsplits, neblock, start, bsize, ts, mode);
-      if (!r.ok) {
-        if ("codecError" in r) {
-          const message = engine.kernel === "lz4" ? lz4ErrorMessage : blosclzErrorMessage;
-          throw new CodecError(message(r.codecError), { path });
-        }
-        fail(`${engine.kernel} stream decodes to ${r.decoded} bytes, expected ${neblock}`, path);
-      }
-      continue;
+      if (kernel.block(pos, nsplits, neblock, start, bsize, ts, mode)) continue;
+      // A block the kernels cannot decode: keep the blocks decoded before it,
+      // and decode it (and the rest) below, whose error, and whatever it
+      // leaves in `out`, are the reference.
+      kernel.finish(out, firstBlock * blocksize, start);
+      kernel = undefined;
+      tmp = shuffled ? workBuffer(0, Math.min(blocksize, nbytes), pooled) : null;
     }
     const target = tmp ?? out;
     const base = tmp === null ? start : 0;

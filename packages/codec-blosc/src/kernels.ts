@@ -19,8 +19,8 @@ export const MAX_KERNEL_BYTES = 64 * 2 ** 20;
 export interface BlockKernels {
   /**
    * Decodes the LZ4 block `src` into `dst`; returns the bytes written, or a
-   * negative error code (see `LZ4_ERRORS` in lz4.ts). `src.length +
-   * dst.length` must be at most {@link MAX_KERNEL_BYTES}.
+   * negative error code (the block is malformed: `dst` is untouched).
+   * `src.length + dst.length` must be at most {@link MAX_KERNEL_BYTES}.
    */
   lz4Decode(src: Uint8Array, dst: Uint8Array): number;
   /**
@@ -36,14 +36,6 @@ export interface BlockKernels {
   ): BloscChunkSession | undefined;
 }
 
-/** The outcome of one {@link BloscChunkSession.block}. */
-export type BlockResult =
-  | { ok: true }
-  /** The stream decoder's error code (see kernel-errors.ts) in stream `stream`. */
-  | { ok: false; codecError: number; stream: number }
-  /** Stream `stream` decoded to `decoded` bytes, not the block's share. */
-  | { ok: false; decoded: number; stream: number };
-
 /** The stream formats the kernels decode. */
 export type KernelCodec = "blosclz" | "lz4";
 
@@ -57,7 +49,9 @@ export interface BloscChunkSession {
    * Decodes the block of `bsize` bytes at output offset `start` whose
    * `nsplits` streams of `neblock` bytes begin at chunk offset `pos`, then
    * unshuffles it (`mode` 1: byte shuffle, 2: bitshuffle, 0: none) with
-   * element size `ts`.
+   * element size `ts`. False when a stream is malformed or decodes to another
+   * size: the caller decodes that block in TypeScript, whose errors are the
+   * reference.
    */
   block(
     pos: number,
@@ -67,7 +61,7 @@ export interface BloscChunkSession {
     bsize: number,
     ts: number,
     mode: 0 | 1 | 2,
-  ): BlockResult;
+  ): boolean;
   /** Copies decoded bytes [from, to) into `out` at the same offsets. */
   finish(out: Uint8Array, from: number, to: number): void;
 }
@@ -140,11 +134,7 @@ function wrap(exports: Exports): BlockKernels {
             codec === "lz4" ? 1 : 0,
             base,
           );
-          if (r === 0) return { ok: true };
-          const stream = new Uint32Array(exports.memory.buffer, base, 1)[0]!;
-          return r < 0
-            ? { ok: false, codecError: r, stream }
-            : { ok: false, decoded: r - 1, stream };
+          return r === 0;
         },
         finish(out, from, to) {
           out.set(new Uint8Array(exports.memory.buffer, outPtr + from, to - from), from);

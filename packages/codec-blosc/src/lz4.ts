@@ -15,7 +15,6 @@
 
 import { CodecError } from "@zarr/core";
 import { copyBytes, copyMatch, viewOf } from "./bytes.js";
-import { lz4ErrorMessage } from "./kernel-errors.js";
 import { blockKernels, MAX_KERNEL_BYTES } from "./kernels.js";
 
 const MIN_MATCH = 4;
@@ -287,14 +286,15 @@ class HashChain {
  * Returns the number of bytes written. Throws {@link CodecError} when the
  * block is truncated, refers before the start of the output, or would write
  * past `dst`. Runs in the WebAssembly kernel when it has loaded (see
- * kernels.ts; the same bytes and errors), else in TypeScript.
+ * kernels.ts; the same bytes), else in TypeScript; a block the kernel refuses
+ * is decoded again in TypeScript, whose error is thrown.
  */
 export function lz4DecompressInto(src: Uint8Array, dst: Uint8Array, path?: string): number {
   const kernels = blockKernels();
   if (kernels !== undefined && src.length + dst.length <= MAX_KERNEL_BYTES) {
     const n = kernels.lz4Decode(src, dst);
     if (n >= 0) return n;
-    throw new CodecError(lz4ErrorMessage(n), { path });
+    // Malformed: decoded again below, whose error (and partial output) are the reference.
   }
   const iend = src.length;
   const oend = dst.length;

@@ -192,3 +192,85 @@ describe("Blosc chunks of lz4 and blosclz streams decoded whole in the kernels",
     );
   });
 });
+
+describe("what a failed decode leaves, on both paths", () => {
+  /** Decodes `chunk` into a copy of `dirty`; returns the buffer afterwards and the error. */
+  function into(engine: "wasm" | "ts", chunk: Uint8Array, dirty: Uint8Array) {
+    useBlockKernels(engine === "wasm");
+    const out = dirty.slice();
+    try {
+      bloscDecompressInto(chunk, out);
+      return { out: Buffer.from(out).toString("base64") };
+    } catch (e) {
+      return { out: Buffer.from(out).toString("base64"), error: (e as Error).message };
+    } finally {
+      useBlockKernels(true);
+    }
+  }
+
+  it("a corrupt last block: the same error and the same bytes in `out` (earlier blocks decoded)", () => {
+    const data = smoothField(1 << 16);
+    for (const cname of ["lz4", "blosclz"] as const) {
+      for (const shuffle of [0, 1, 2] as const) {
+        const chunk = bloscCompressSync(data, {
+          cname,
+          clevel: 5,
+          shuffle,
+          typesize: 4,
+          blocksize: 16384,
+        });
+        const bad = chunk.slice();
+        // Damage the middle of the last block's streams.
+        for (let k = bad.length - 200; k < bad.length - 100; k++) bad[k] = 0xff;
+        const dirty = new Uint8Array(data.length).fill(0xaa);
+        const w = into("wasm", bad, dirty);
+        expect(w, `${cname} shuffle ${shuffle}`).toEqual(into("ts", bad, dirty));
+      }
+    }
+  });
+
+  it("a loose LZ4 block that fails leaves `dst` as the TypeScript decoder does", () => {
+    const data = Uint8Array.from({ length: 50_000 }, (_, i) => (i * 7) % 13);
+    const block = lz4Compress(data).subarray(0, 3000); // truncated
+    const results = (["wasm", "ts"] as const).map((engine) => {
+      useBlockKernels(engine === "wasm");
+      const dst = new Uint8Array(data.length).fill(0x55);
+      try {
+        lz4DecompressInto(block, dst);
+        return "no error";
+      } catch (e) {
+        return `${(e as Error).message} ${Buffer.from(dst).toString("base64")}`;
+      } finally {
+        useBlockKernels(true);
+      }
+    });
+    expect(results[0]).toBe(results[1]);
+  });
+
+  it("an output overlapping the compressed chunk is refused on both paths", () => {
+    const data = smoothField(20_000);
+    const chunk = bloscCompressSync(data, {
+      cname: "lz4",
+      clevel: 5,
+      shuffle: 1,
+      typesize: 4,
+      blocksize: 0,
+    });
+    const shared = new Uint8Array(chunk.length + data.length);
+    shared.set(chunk);
+    const src = shared.subarray(0, chunk.length);
+    for (const engine of ["wasm", "ts"] as const) {
+      useBlockKernels(engine === "wasm");
+      try {
+        expect(() => bloscDecompressInto(src, shared.subarray(100, 100 + data.length))).toThrow(
+          /output buffer overlaps the compressed chunk/,
+        );
+        // Right after it: fine.
+        const out = bloscDecompressInto(src, shared.subarray(chunk.length));
+        expect(Buffer.from(out).equals(Buffer.from(data))).toBe(true);
+      } finally {
+        useBlockKernels(true);
+      }
+    }
+  });
+});
