@@ -402,10 +402,12 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
       expect([pixels.height, pixels.width]).toEqual([rows, cols]);
       expect(compare(pixels.data, expected, cols)).toEqual({ mismatches: 0 });
       // index.js and, loaded on demand (the page reloaded: they are fetched again), the
-      // blosc codec, core's sharding_indexed codec and the crc32c codec of its index.
+      // blosc codec, core's sharding_indexed codec, the crc32c codec of its index and
+      // codec-blosc's WebAssembly block kernels (the data is blosc lz4).
       const scripts = server.log.filter((r) => r.path.endsWith(".js")).slice(assetsBefore);
-      expect(scripts, scripts.map((r) => r.path).join(", ")).toHaveLength(4);
+      expect(scripts, scripts.map((r) => r.path).join(", ")).toHaveLength(5);
       expect(scripts.some((r) => /crc32c-[^/]*\.js$/.test(r.path))).toBe(true);
+      expect(scripts.some((r) => /kernels-wasm\.generated-[^/]*\.js$/.test(r.path))).toBe(true);
       expect(server.log.some((r) => r.path.endsWith(".wasm"))).toBe(false);
       expect(pageErrors).toEqual([]);
     } finally {
