@@ -2,12 +2,13 @@
  * Block kernels compiled to WebAssembly from `wasm/kernels.c`: LZ4 block
  * decoding (2 to 4 times the speed of the TypeScript decoder here), and whole
  * Blosc blocks of lz4 or blosclz streams decoded and unshuffled in the
- * module's memory (the byte unshuffle of 4-byte elements with SIMD128). The module
- * (under 1 kB) loads with `import()` the first time a kernel is asked for, and
- * the TypeScript implementation serves until it is ready, and for good where
+ * module's memory (the byte unshuffle of 4-byte elements with SIMD128). The
+ * module (4.3 kB) loads with `import()` the first time a kernel is asked for.
+ * The TypeScript implementation serves until it is ready, and for good where
  * WebAssembly, its SIMD or its bulk-memory instructions are missing (the
- * module then does not compile): the two give the same bytes and the same
- * errors.
+ * module then does not compile), when the module's memory cannot grow, and
+ * for any block the kernels refuse: the bytes are the same, and errors are
+ * always the TypeScript decoders'.
  *
  * @module
  */
@@ -19,7 +20,8 @@ export const MAX_KERNEL_BYTES = 64 * 2 ** 20;
 export interface BlockKernels {
   /**
    * Decodes the LZ4 block `src` into `dst`; returns the bytes written, or a
-   * negative error code (the block is malformed: `dst` is untouched).
+   * negative code (the block is malformed, or the module's memory cannot hold
+   * it: `dst` is untouched).
    * `src.length + dst.length` must be at most {@link MAX_KERNEL_BYTES}.
    */
   lz4Decode(src: Uint8Array, dst: Uint8Array): number;
@@ -86,6 +88,9 @@ interface Exports {
   ): number;
 }
 
+/** What `lz4Decode` returns when the module's memory cannot grow enough. */
+const NO_MEMORY = -1000;
+
 let kernels: BlockKernels | undefined;
 let loading: Promise<BlockKernels | undefined> | undefined;
 let settled = false;
@@ -93,15 +98,22 @@ let enabled = true;
 
 function wrap(exports: Exports): BlockKernels {
   const base = (Number(exports.__heap_base.value) + 15) & ~15;
-  const ensure = (bytes: number) => {
+  /** Whether the module's memory holds `bytes` past `base` (growing it if need be). */
+  const ensure = (bytes: number): boolean => {
     const need = base + bytes - exports.memory.buffer.byteLength;
-    if (need > 0) exports.memory.grow(Math.ceil(need / 65536));
+    if (need <= 0) return true;
+    try {
+      exports.memory.grow(Math.ceil(need / 65536));
+      return true;
+    } catch {
+      return false; // no address space or memory left: the caller uses TypeScript
+    }
   };
   return {
     lz4Decode(src, dst) {
       const dstPtr = (base + src.length + 15) & ~15;
       // 16 bytes of slack after the output: the kernel's wide copies stay inside it.
-      ensure(dstPtr - base + dst.length + 16);
+      if (!ensure(dstPtr - base + dst.length + 16)) return NO_MEMORY;
       const memory = new Uint8Array(exports.memory.buffer);
       memory.set(src, base);
       const n = exports.lz4_decode(base, src.length, dstPtr, dst.length);
@@ -115,8 +127,7 @@ function wrap(exports: Exports): BlockKernels {
       const tmpPtr = align(chunkPtr + chunk.length);
       const outPtr = align(tmpPtr + blocksize + 16);
       const total = outPtr + nbytes + 16 - base;
-      if (total > MAX_KERNEL_BYTES) return undefined;
-      ensure(total);
+      if (total > MAX_KERNEL_BYTES || !ensure(total)) return undefined;
       new Uint8Array(exports.memory.buffer).set(chunk, chunkPtr);
       return {
         block(pos, nsplits, neblock, start, bsize, ts, mode) {

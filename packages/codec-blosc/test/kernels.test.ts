@@ -5,7 +5,7 @@
 // match length + 4, last sequence literals only).
 import { randomBytes, smoothField } from "@zarr/test-utils";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bloscCompressSync, bloscDecompressInto, bloscDecompressSync } from "../src/api.js";
 import { loadBlockKernels, useBlockKernels } from "../src/kernels.js";
 import { lz4Compress, lz4DecompressInto } from "../src/lz4.js";
@@ -271,6 +271,32 @@ describe("what a failed decode leaves, on both paths", () => {
       } finally {
         useBlockKernels(true);
       }
+    }
+  });
+});
+
+describe("when the module's memory cannot grow", () => {
+  it("a chunk and a loose block that need more memory decode in TypeScript, correctly", () => {
+    const data = Uint8Array.from({ length: 40 * 2 ** 20 }, (_, i) => (i >> 10) & 0xff);
+    const chunk = bloscCompressSync(data, {
+      cname: "lz4",
+      clevel: 5,
+      shuffle: 1,
+      typesize: 4,
+      blocksize: 0,
+    });
+    const block = lz4Compress(data.subarray(0, 20 * 2 ** 20));
+    const grow = vi.spyOn(WebAssembly.Memory.prototype, "grow").mockImplementation(() => {
+      throw new RangeError("WebAssembly.Memory.grow(): Maximum memory size exceeded");
+    });
+    try {
+      expect(Buffer.from(bloscDecompressSync(chunk)).equals(Buffer.from(data))).toBe(true);
+      const out = new Uint8Array(20 * 2 ** 20);
+      expect(lz4DecompressInto(block, out)).toBe(out.length);
+      expect(Buffer.from(out).equals(Buffer.from(data.subarray(0, out.length)))).toBe(true);
+      expect(grow).toHaveBeenCalled();
+    } finally {
+      grow.mockRestore();
     }
   });
 });
