@@ -33,6 +33,38 @@ enum {
 static inline void copy16(u8 *d, const u8 *s) { __builtin_memcpy(d, s, 16); }
 
 /*
+ * Copies a match of `len` bytes from `offset` bytes back (both checked by the
+ * caller: offset <= op - start, len <= oend - op); returns the end of it.
+ */
+static inline u8 *copy_match(u8 *op, u32 offset, u32 len, u8 *const oend) {
+  const u8 *match = op - offset;
+  u8 *const mend = op + len;
+  if (offset >= 16 && (u64)(oend - op) >= (u64)len + 16) {
+    /* 16 bytes at a time: each source block lies wholly before its
+     * destination, and the overshoot stays inside the output. */
+    do {
+      copy16(op, match);
+      op += 16;
+      match += 16;
+    } while (op < mend);
+  } else if (offset >= len) {
+    __builtin_memcpy(op, match, len);
+  } else {
+    /* Overlapping match: a pattern of `offset` bytes repeated. Copy what is
+     * already written after `match`, doubling each time; every copy's source
+     * ends where its destination starts, and the gap stays a multiple of the
+     * pattern. */
+    while (op < mend) {
+      u32 n = (u32)(op - match);
+      if (n > (u32)(mend - op)) n = (u32)(mend - op);
+      __builtin_memcpy(op, match, n);
+      op += n;
+    }
+  }
+  return mend;
+}
+
+/*
  * Decodes the LZ4 block src[0..srcLen) into dst[0..dstCap). Returns the
  * number of bytes written, or a negative error code.
  */
@@ -80,32 +112,7 @@ __attribute__((export_name("lz4_decode"))) int lz4_decode(const u8 *src, u32 src
     }
     len += MIN_MATCH;
     if (len > (u64)(oend - op)) return E_MATCH_OUTPUT;
-    const u8 *match = op - offset;
-    u8 *const mend = op + len;
-    if (offset >= 16 && (u64)(oend - op) >= len + 16) {
-      /* 16 bytes at a time: each source block lies wholly before its
-       * destination, and the overshoot stays inside the output. */
-      do {
-        copy16(op, match);
-        op += 16;
-        match += 16;
-      } while (op < mend);
-      op = mend;
-    } else if (offset >= len) {
-      __builtin_memcpy(op, match, (u32)len);
-      op = mend;
-    } else {
-      /* Overlapping match: a pattern of `offset` bytes repeated. Copy what is
-       * already written after `match`, doubling each time; every copy's source
-       * ends where its destination starts, and the gap stays a multiple of
-       * the pattern. */
-      while (op < mend) {
-        u32 n = (u32)(op - match);
-        if (n > (u32)(mend - op)) n = (u32)(mend - op);
-        __builtin_memcpy(op, match, n);
-        op += n;
-      }
-    }
+    op = copy_match(op, offset, (u32)len, oend);
     if (ip == iend) return E_ENDS_MATCH;
   }
 }
@@ -239,26 +246,7 @@ __attribute__((export_name("blosclz_decode"))) int blosclz_decode(const u8 *src,
       }
       if (dist > (u32)(op - dst)) return B_BEFORE_START;
       if (len > (u64)(oend - op)) return B_MATCH_OUTPUT;
-      const u8 *match = op - dist;
-      u8 *const mend = op + len;
-      if (dist >= 16 && (u64)(oend - op) >= len + 16) {
-        do {
-          copy16(op, match);
-          op += 16;
-          match += 16;
-        } while (op < mend);
-        op = mend;
-      } else if (dist >= len) {
-        __builtin_memcpy(op, match, (u32)len);
-        op = mend;
-      } else {
-        while (op < mend) {
-          u32 n = (u32)(op - match);
-          if (n > (u32)(mend - op)) n = (u32)(mend - op);
-          __builtin_memcpy(op, match, n);
-          op += n;
-        }
-      }
+      op = copy_match(op, dist, (u32)len, oend);
     }
     if (ip >= iend) return (int)(op - dst);
     ctrl = *ip++;

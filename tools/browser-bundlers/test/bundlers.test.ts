@@ -61,32 +61,24 @@ async function writeArrays(dir: string): Promise<void> {
     ],
   });
   await zstd.set(null, zstdValues);
-  const blosc = await createArray(store, "blosc", {
-    shape: BLOSC.shape,
-    dataType: "int32",
-    chunkShape: BLOSC.chunks,
-    codecs: [
-      { name: "bytes", configuration: { endian: "little" } },
-      {
-        name: "blosc",
-        configuration: { cname: "zstd", clevel: 5, shuffle: "shuffle", typesize: 4, blocksize: 0 },
-      },
-    ],
-  });
-  await blosc.set(null, bloscValues);
-  const lz4 = await createArray(store, "blosc-lz4", {
-    shape: BLOSC.shape,
-    dataType: "int32",
-    chunkShape: BLOSC.chunks,
-    codecs: [
-      { name: "bytes", configuration: { endian: "little" } },
-      {
-        name: "blosc",
-        configuration: { cname: "lz4", clevel: 5, shuffle: "shuffle", typesize: 4, blocksize: 0 },
-      },
-    ],
-  });
-  await lz4.set(null, bloscValues);
+  for (const [path, cname] of [
+    ["blosc", "zstd"],
+    ["blosc-lz4", "lz4"],
+  ]) {
+    const blosc = await createArray(store, path, {
+      shape: BLOSC.shape,
+      dataType: "int32",
+      chunkShape: BLOSC.chunks,
+      codecs: [
+        { name: "bytes", configuration: { endian: "little" } },
+        {
+          name: "blosc",
+          configuration: { cname, clevel: 5, shuffle: "shuffle", typesize: 4, blocksize: 0 },
+        },
+      ],
+    });
+    await blosc.set(null, bloscValues);
+  }
 }
 
 /** Indices (and values) where `got` differs from `want`, at most 5. */
