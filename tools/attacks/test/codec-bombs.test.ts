@@ -266,6 +266,40 @@ describe("zstd bombs with maxDecodedSize 1 MiB", () => {
   });
 });
 
+describe("blosc lz4 chunks through the WebAssembly kernels", () => {
+  it("a chunk lying that it holds 1 GiB is refused before decoding; 48 MiB at the streams' largest expansion decodes exactly, in the kernels, in bounded memory", async () => {
+    const r = await attack(
+      `
+      const { readFileSync } = await import("node:fs");
+      const { bloscCompressSync, bloscDecompressSync, loadBlockKernels } = await import("@zarr/codec-blosc");
+      const hwm = () => Number(/VmHWM:\\s+(\\d+)/.exec(readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
+      const kernels = await loadBlockKernels();
+      const n = 48 * 2 ** 20;
+      const chunk = bloscCompressSync(new Uint8Array(n).fill(7), { cname: "lz4", clevel: 9, shuffle: 1, typesize: 4, blocksize: 0 });
+      const lying = chunk.slice();
+      new DataView(lying.buffer).setUint32(4, 2 ** 30, true); // nbytes
+      let refused;
+      try { bloscDecompressSync(lying, 2 ** 20); } catch (e) { refused = e.name; }
+      const out = bloscDecompressSync(chunk);
+      return { kernels, refused, exact: out.length === n && out.every((v) => v === 7), ratio: n / chunk.length, peakMiB: hwm() };
+      `,
+      LIMITS,
+    );
+    expect(r.killed, describeRun(r)).toBeUndefined();
+    const v = r.value as {
+      kernels: boolean;
+      refused: string;
+      exact: boolean;
+      ratio: number;
+      peakMiB: number;
+    };
+    expect(v, describeRun(r)).toMatchObject({ kernels: true, refused: "CodecError", exact: true });
+    expect(v.ratio).toBeGreaterThan(100);
+    // The input, the output and the kernels' copy of the chunk and output: about 3 x 48 MiB.
+    expect(v.peakMiB, describeRun(r)).toBeLessThan(260);
+  });
+});
+
 describe("blosc bombs with maxDecodedSize 1 MiB", () => {
   it("a 32 KiB chunk declaring 1 GiB (zstd streams) fails before allocating", async () => {
     expectRefused(await decodeBomb("blosc-1g", { codec: "blosc" }));
