@@ -125,6 +125,35 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   }
 
   /**
+   * Reads the whole file of `key` into `into`, the views laid end to end,
+   * with vectored reads (`preadv`) and no buffer in between; resolves to the
+   * file's size (the views hold it only when that equals their total length;
+   * nothing past that length is read), or `undefined` when missing.
+   */
+  async getInto(key: string, into: readonly Uint8Array[], options?: StoreOptions) {
+    throwIfAborted(options?.signal, key);
+    const { path, segments } = this.#key(key);
+    let opened: { handle: FileHandle; size: number } | undefined;
+    try {
+      opened = await this.#tree.openValue(segments);
+    } catch (error) {
+      throw fsError("get", key, path, error);
+    }
+    if (opened === undefined) return undefined; // missing, or a prefix
+    const { handle, size } = opened;
+    try {
+      let total = 0;
+      for (const view of into) total += view.length;
+      if (size !== total) return size;
+      return await readvAt(handle, into, 0);
+    } catch (error) {
+      throw fsError("get", key, path, error);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
    * Takes back a value this store's `get` returned, for reuse by later reads
    * (arrays call it once a chunk is decoded). The caller must not use `value`
    * afterwards. Values from elsewhere are ignored.
@@ -386,6 +415,34 @@ async function readAt(
   if (filled === length) return buffer;
   buffer.fill(0, filled); // unread memory is never reachable through `.buffer`
   return buffer.subarray(0, filled);
+}
+
+/** The most buffers one `readv` takes (Linux's IOV_MAX; libuv reads no more per call). */
+const MAX_VIEWS_PER_READ = 1024;
+
+/**
+ * Fills `views`, laid end to end, from `position` on; returns the bytes read,
+ * fewer than their total length only when the file ends first.
+ */
+async function readvAt(
+  handle: FileHandle,
+  views: readonly Uint8Array[],
+  position: number,
+): Promise<number> {
+  const pending = views.slice();
+  let next = 0;
+  let read = 0;
+  while (next < pending.length) {
+    const batch = pending.slice(next, next + MAX_VIEWS_PER_READ);
+    const { bytesRead } = await handle.readv(batch, position + read);
+    if (bytesRead === 0) break; // the file was truncated by someone else
+    read += bytesRead;
+    // Skip the views filled; a partly filled one continues where it stopped.
+    let left = bytesRead;
+    while (next < pending.length && left >= pending[next].length) left -= pending[next++].length;
+    if (left > 0) pending[next] = pending[next].subarray(left);
+  }
+  return read;
 }
 
 async function isDirectory(path: string): Promise<boolean> {

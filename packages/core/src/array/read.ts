@@ -12,6 +12,7 @@ import {
   copyChunk,
   DecodeBuffers,
   decodeChunkTo,
+  scatterTargets,
 } from "../codecs/decode-to.js";
 import type { ChunkRegion, NDArray } from "../codecs/types.js";
 import type { DataArray } from "../dtypes/types.js";
@@ -97,6 +98,17 @@ export async function readSelection(
           if (found === "read") return;
           // Changed while it was read: read it whole, below.
         }
+        // Chunks stored as their memory are read straight into the output.
+        const views = p.complete ? scatterTargets(codecs, target) : undefined;
+        if (views !== undefined) {
+          const size = await ctx.store.getInto(key, views, chunkRead);
+          if (size === undefined) {
+            if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
+          } else if (size !== codecs.encodedSize) {
+            throw wrongSize(key, size, codecs.encodedSize!);
+          }
+          return;
+        }
         const bytes = await ctx.store.get(key, undefined, chunkRead);
         if (bytes === undefined) {
           if (fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
@@ -152,12 +164,7 @@ async function readSpan(
   if (part === undefined) return size === undefined ? "missing" : "changed";
   try {
     if (size === undefined) return "changed";
-    if (size !== expected) {
-      throw new CodecError(
-        `chunk "${key}" is ${size} bytes, expected ${expected} (its shape times the item size)`,
-        { path: key },
-      );
-    }
+    if (size !== expected) throw wrongSize(key, size, expected);
     if (part.length !== end - start) return "changed";
     // The span's elements, decoded by the bytes codec as a 1-d run, then
     // copied from their chunk positions shifted by the span's first element.
@@ -185,6 +192,14 @@ async function readSpan(
     ctx.store.release(part);
   }
   return "read";
+}
+
+/** An uncompressed chunk whose stored size is not its shape times the item size. */
+function wrongSize(key: string, size: number, expected: number): CodecError {
+  return new CodecError(
+    `chunk "${key}" is ${size} bytes, expected ${expected} (its shape times the item size)`,
+    { path: key },
+  );
 }
 
 /** A caller's output array, checked to fit a read of `length` elements. */

@@ -179,12 +179,51 @@ function inPlaceTarget(
   size: number,
   target: ChunkTarget,
 ): Uint8Array | undefined {
+  if (pipeline.arrayToArray.length !== 0) return undefined;
+  return outputRuns(pipeline, size, target, 1)?.[0];
+}
+
+/** Below this many bytes per run, a store's per-view cost outweighs copying the chunk. */
+const MIN_SCATTER_RUN_BYTES = 512;
+
+/**
+ * Where a whole stored chunk goes in the output, as views of the output's
+ * memory in the chunk's C order (one per run of consecutive elements, e.g.
+ * one per row of a 2-d chunk inside a wider output), when the chunk is stored
+ * as its memory (`CodecPipeline.storedAsMemory`) and is selected whole and in
+ * order: a store can then read the chunk straight into the output
+ * (`ReadableStore.getInto`). `undefined` otherwise, or when the runs are too
+ * short to pay.
+ */
+export function scatterTargets(
+  pipeline: CodecPipeline,
+  target: ChunkTarget,
+): Uint8Array[] | undefined {
+  if (!pipeline.storedAsMemory) return undefined;
+  const size = pipeline.encodedSize!;
+  if (size === 0) return undefined;
+  return outputRuns(pipeline, size, target, Math.max(1, size / MIN_SCATTER_RUN_BYTES));
+}
+
+/**
+ * The output memory a whole decoded chunk of `size` bytes fills, as views in
+ * the chunk's C order, one per run of consecutive output positions; `undefined`
+ * unless the whole chunk is selected in order into a typed array laid out like
+ * the decoded bytes, in at most `maxRuns` runs.
+ */
+function outputRuns(
+  pipeline: CodecPipeline,
+  size: number,
+  target: ChunkTarget,
+  maxRuns: number,
+): Uint8Array[] | undefined {
   const { out, chunkSel, outAxes, outStrides } = target;
   const { shape, dataType } = pipeline.spec;
-  if (pipeline.arrayToArray.length !== 0 || !ArrayBuffer.isView(out)) return undefined;
+  if (!ArrayBuffer.isView(out)) return undefined;
   let chunkLength = 1;
   for (const s of shape) chunkLength *= s;
-  if (size !== chunkLength * dataType.width * out.BYTES_PER_ELEMENT) return undefined;
+  const elementBytes = dataType.width * out.BYTES_PER_ELEMENT;
+  if (size !== chunkLength * elementBytes) return undefined;
   for (let d = 0; d < shape.length; d++) {
     const s = chunkSel[d];
     if (typeof s === "number") {
@@ -193,18 +232,38 @@ function inPlaceTarget(
       return undefined;
     }
   }
-  // Distinct C-order positions fill [offset, offset + span] exactly when span + 1 == count.
   let offset = 0;
-  let span = 0;
   for (let k = 0; k < outAxes.length; k++) {
     const a = outAxes[k];
     if ("indices" in a || a.step !== 1) return undefined;
     offset += a.start * outStrides[k];
-    span += (a.count - 1) * outStrides[k];
   }
-  if (span + 1 !== chunkLength) return undefined;
-  const bytesPerElement = size / chunkLength;
-  return new Uint8Array(out.buffer, out.byteOffset + offset * bytesPerElement, size);
+  // The innermost output dimensions whose positions are consecutive make one run.
+  const count = (k: number) => (outAxes[k] as { count: number }).count;
+  let inner = outAxes.length;
+  let run = 1;
+  while (inner > 0 && (outStrides[inner - 1] === run || count(inner - 1) === 1)) {
+    inner--;
+    run *= count(inner);
+  }
+  if (run === 0 || chunkLength / run > maxRuns) return undefined;
+  const runBytes = run * elementBytes;
+  const base = out.byteOffset + offset * elementBytes;
+  const views: Uint8Array[] = [];
+  // Odometer over the outer dimensions, in C order.
+  const index = new Array<number>(inner).fill(0);
+  let at = 0;
+  for (;;) {
+    views.push(new Uint8Array(out.buffer, base + at * elementBytes, runBytes));
+    let k = inner - 1;
+    for (; k >= 0; k--) {
+      at += outStrides[k];
+      if (++index[k] < count(k)) break;
+      at -= index[k] * outStrides[k];
+      index[k] = 0;
+    }
+    if (k < 0) return views;
+  }
 }
 
 /** `data` is exactly the memory of `bytes` (same buffer, offset and length). */

@@ -393,6 +393,19 @@ export class CodecPipeline {
   }
 
   /**
+   * Whether a stored chunk is exactly the memory of its decoded array:
+   * {@link supportsRangeRead} holds and the `bytes` codec says so (host byte
+   * order, a type whose memory is its stored bytes). Such chunks are read from
+   * the store straight into their places in an output (see `ReadableStore.getInto`).
+   */
+  get storedAsMemory(): boolean {
+    return (
+      this.supportsRangeRead &&
+      this.arrayToBytes.storesMemory?.(this.#specs[this.#specs.length - 1]) === true
+    );
+  }
+
+  /**
    * Like {@link decodeInto}, but only the innermost bytes [start, end) of
    * `target` are sure to be decoded (the rest keeps whatever it held); the
    * elements whose bytes lie there are right in the result. Falls back to a

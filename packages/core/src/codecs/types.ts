@@ -132,6 +132,13 @@ export interface ArrayToBytesCodec extends CodecBase {
   /** Encoded byte length for a chunk of `decoded`, when fixed (not for compressors). */
   encodedSize?(decoded: ChunkSpec): number | undefined;
   /**
+   * Optional: true when an encoded chunk of `decoded` is exactly the memory of
+   * its decoded C-order array, byte for byte (the `bytes` codec in the host's
+   * byte order with a type whose memory is its stored bytes), so a store can
+   * read it straight into an output array.
+   */
+  storesMemory?(decoded: ChunkSpec): boolean;
+  /**
    * The most bytes an encoded chunk of `decoded` can take, for encodings of
    * variable size (`vlen-utf8`: a length per element plus at most
    * `limits.maxElementBytes` each, capped by `limits.maxChunkBytes`). The

@@ -43,6 +43,19 @@ export abstract class FixedSizeDataType<T extends TypedArray = TypedArray> imple
     this.elementBytes = width * this.slotBytes;
   }
 
+  /**
+   * The in-memory elements are their little-endian stored bytes, unchanged
+   * (see {@link DataType.viewsLittleEndianBytes}). True when the memory size
+   * matches the stored size and `fromBytes` is this class's own (a subclass
+   * that converts or normalizes in `fromBytes` is left out unless it says so).
+   */
+  get viewsLittleEndianBytes(): boolean {
+    return (
+      this.itemSize === this.elementBytes &&
+      this.fromBytes === FixedSizeDataType.prototype.fromBytes
+    );
+  }
+
   abstract parseFillValue(json: JsonValue, path: string): FillValue;
   abstract fromScalar(value: unknown, path: string): FillValue;
   abstract fillValueToJSON(fill: FillValue): JsonValue;

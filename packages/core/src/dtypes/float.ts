@@ -74,6 +74,11 @@ export class FloatDataType extends FixedSizeDataType<Float32Array | Float64Array
     return bytesOf(out);
   }
 
+  /** float32/float64 view their bytes; float16 widens to a `Float32Array`. */
+  override get viewsLittleEndianBytes(): boolean {
+    return this.bits !== 16;
+  }
+
   override fromBytes(
     bytes: Uint8Array,
     n: number,

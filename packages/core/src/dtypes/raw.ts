@@ -75,4 +75,9 @@ export class RawDataType extends FixedSizeDataType<Uint8Array> {
   override fromBytes(bytes: Uint8Array, n: number, _littleEndian: boolean): Uint8Array {
     return super.fromBytes(bytes, n, true);
   }
+
+  /** Raw bytes are their own memory in either byte order. */
+  override get viewsLittleEndianBytes(): boolean {
+    return true;
+  }
 }

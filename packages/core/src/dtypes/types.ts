@@ -91,6 +91,14 @@ export interface DataType {
   readonly width: number;
   /** Bytes per slot in memory (e.g. 4 for float16's Float32Array); 0 for JS arrays. */
   readonly slotBytes: number;
+  /**
+   * Optional: true when the in-memory array of `n` elements is exactly their
+   * `n * itemSize` little-endian stored bytes for every input: `fromBytes(bytes,
+   * n, true)` only views them (no conversion, no normalization). Uncompressed
+   * chunks of such a type can then be read from a store straight into an
+   * output array. Leave it out when unsure.
+   */
+  readonly viewsLittleEndianBytes?: boolean;
   /** Allocates an array of `n` elements (zero / false / "" / empty bytes). */
   allocate(n: number): DataArray;
   /** Parses a JSON fill value; throws `MetadataError` naming `path` when not representable. */

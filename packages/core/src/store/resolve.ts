@@ -6,7 +6,13 @@
  * @module
  */
 
-import { StoreCapabilityError, StoreError, throwIfAborted, ValueTooLargeError } from "../errors.js";
+import {
+  StoreCapabilityError,
+  StoreError,
+  throwIfAborted,
+  ValueError,
+  ValueTooLargeError,
+} from "../errors.js";
 import { withKeyLock } from "../util/concurrency.js";
 import { mapConcurrent, STORE_CONCURRENCY } from "./concurrency.js";
 import { validateKey, validatePrefix } from "./keys.js";
@@ -88,6 +94,15 @@ function checkValue(
   return value.constructor === Uint8Array
     ? value
     : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+}
+
+/** Copies `value` into `into`, the views laid end to end (their total length is `value.length`). */
+function scatter(value: Uint8Array, into: readonly Uint8Array[]): void {
+  let at = 0;
+  for (const view of into) {
+    view.set(value.subarray(at, at + view.length));
+    at += view.length;
+  }
 }
 
 function missing(operation: string, needs: string): StoreCapabilityError {
@@ -172,6 +187,43 @@ class ResolvedStore implements Store {
       );
     }
     return size;
+  }
+
+  async getInto(key: string, into: readonly Uint8Array[], options?: StoreOptions) {
+    throwIfAborted(options?.signal, key);
+    validateKey(key);
+    let total = 0;
+    for (const view of into) {
+      if (!(view instanceof Uint8Array)) {
+        throw new ValueError(
+          `getInto of key ${JSON.stringify(key)}: every target must be a Uint8Array`,
+        );
+      }
+      total += view.length;
+    }
+    if (typeof this.inner.getInto === "function") {
+      const size = await this.inner.getInto(key, into, options);
+      if (size !== undefined && size !== null && !(Number.isSafeInteger(size) && size >= 0)) {
+        throw new StoreError(
+          `store returned an invalid size ${String(size)} from getInto of key ${JSON.stringify(key)}`,
+          { path: key },
+        );
+      }
+      return size ?? undefined;
+    }
+    const value = checkValue(
+      await this.inner.get(key, undefined, options),
+      key,
+      undefined,
+      options?.maxBytes,
+    );
+    if (value === undefined) return undefined;
+    try {
+      if (value.length === total) scatter(value, into);
+      return value.length;
+    } finally {
+      this.release(value);
+    }
   }
 
   release(value: Uint8Array): void {

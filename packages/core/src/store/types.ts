@@ -67,6 +67,20 @@ export interface ReadableStore {
   /** Size in bytes of a value, or `undefined` when missing (used to resolve suffix ranges). */
   getSize?(key: string, options?: StoreOptions): Promise<number | undefined>;
   /**
+   * Optional: reads the whole value of `key` straight into `into`, the views
+   * laid end to end (a scatter read: a file store reads chunk rows into their
+   * places in an array's output without a buffer in between). Resolves to the
+   * value's size in bytes, or `undefined` when the key is missing. The views
+   * hold the value only when that size equals their total length; otherwise
+   * their contents are unspecified and nothing past their total length is
+   * read. Stores without it get core's fallback: `get`, then a copy.
+   */
+  getInto?(
+    key: string,
+    into: readonly Uint8Array[],
+    options?: StoreOptions,
+  ): Promise<number | undefined>;
+  /**
    * Optional: the caller is done with `value`, which this store's `get`
    * returned, and will not touch it again, so the store may reuse its memory
    * for later reads (e.g. a file store's read buffers). Callers that keep
@@ -145,6 +159,15 @@ export interface Store {
     options?: StoreOptions,
   ): Promise<(Uint8Array | undefined)[]>;
   getSize(key: string, options?: StoreOptions): Promise<number | undefined>;
+  /**
+   * Reads the whole value of `key` into `into` (see {@link ReadableStore.getInto});
+   * stores without it read the value with `get` and copy it into the views.
+   */
+  getInto(
+    key: string,
+    into: readonly Uint8Array[],
+    options?: StoreOptions,
+  ): Promise<number | undefined>;
   /** Hands a value back to the store for reuse (see {@link ReadableStore.release}); a no-op when it cannot. */
   release(value: Uint8Array): void;
   /** See {@link WritableStore.copiesOnSet} (false unless the store says so). */

@@ -144,6 +144,38 @@ export function storeConformanceCases(options: StoreConformanceOptions): Conform
     ),
   );
 
+  add("getInto: a value read into views laid end to end, or its size when they do not fit", () => {
+    const big = pattern(MiB + 3, 25);
+    const values = { empty: new Uint8Array(0), one: utf8("z"), "big/value": big };
+    return withStore(values, async (store) => {
+      for (const [key, value] of Object.entries(values)) {
+        // Views over one buffer, taken back to front: the value must land in view order.
+        const memory = new Uint8Array(value.length);
+        const views = splitBackToFront(memory, value.length > 1000 ? 1500 : 1);
+        check((await store.getInto(key, views)) === value.length, `getInto("${key}") size`);
+        checkBytes(concat(views), value, `getInto("${key}") contents`);
+      }
+      for (const extra of [-1, 5]) {
+        const views = [new Uint8Array(big.length + extra)];
+        check(
+          (await store.getInto("big/value", views)) === big.length,
+          `getInto into ${big.length + extra} bytes of a ${big.length}-byte value gives its size`,
+        );
+      }
+      check(
+        (await store.getInto("missing", [new Uint8Array(4)])) === undefined,
+        "getInto of a missing key is undefined",
+      );
+      for (const key of ESCAPING_KEYS) {
+        await checkRejects(
+          () => store.getInto(key, [new Uint8Array(1)]),
+          InvalidKeyError,
+          `getInto(${JSON.stringify(key)})`,
+        );
+      }
+    });
+  });
+
   add("get: byte ranges (offset, length, suffix, clipping)", () => {
     const value = pattern(100, 3);
     const empty = new Uint8Array(0);
@@ -683,4 +715,27 @@ export function storeConformanceCases(options: StoreConformanceOptions): Conform
   }
 
   return cases;
+}
+
+/** `memory` cut into `count` views of uneven lengths, listed from its end to its start. */
+function splitBackToFront(memory: Uint8Array, count: number): Uint8Array[] {
+  const views: Uint8Array[] = [];
+  let end = memory.length;
+  for (let i = count - 1; i > 0 && end > 0; i--) {
+    const length = Math.min(end, 1 + ((i * 7919) % (2 * Math.ceil(memory.length / count))));
+    views.push(memory.subarray(end - length, end));
+    end -= length;
+  }
+  views.push(memory.subarray(0, end));
+  return views;
+}
+
+function concat(views: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(views.reduce((n, v) => n + v.length, 0));
+  let at = 0;
+  for (const v of views) {
+    out.set(v, at);
+    at += v.length;
+  }
+  return out;
 }

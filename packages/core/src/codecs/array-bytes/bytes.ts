@@ -63,6 +63,9 @@ export const bytesCodec: CodecFactory = {
         endian === undefined ? { name: "bytes" } : { name: "bytes", configuration: { endian } },
       validate: (spec) => void assertFixedSize(spec, path),
       encodedSize: (spec) => elementCount(spec.shape) * assertFixedSize(spec, path),
+      // Hosts are little-endian (asserted by the data types); one-byte slots have no order.
+      storesMemory: (spec) =>
+        spec.dataType.viewsLittleEndianBytes === true && (little || spec.dataType.slotBytes === 1),
       encode(chunk: NDArray, spec: ChunkSpec) {
         return spec.dataType.toBytes!(chunk.data, little);
       },
