@@ -31,7 +31,7 @@
  * @module
  */
 
-import { constants, existsSync, realpathSync } from "node:fs";
+import { constants, existsSync, fstatSync, readlinkSync, realpathSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { lstat, mkdir, open, readlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -227,7 +227,9 @@ export class RootedTree {
     }
     try {
       if (fd) await this.#verify(handle, segments);
-      const info = await handle.stat();
+      // Synchronous: an open descriptor's attributes come from the inode in
+      // memory, and a trip through the thread pool costs more than the call.
+      const info = fstatSync(handle.fd);
       if (info.isDirectory()) {
         await handle.close();
         return undefined;
@@ -346,7 +348,8 @@ export class RootedTree {
 
   /** Throws unless the open `handle`'s real path is the root's `segments`. */
   async #verify(handle: FileHandle, segments: readonly string[]): Promise<void> {
-    const actual = await readlink(`/proc/self/fd/${handle.fd}`);
+    // Synchronous: /proc is kernel memory (no disk), cheaper than a thread-pool trip.
+    const actual = readlinkSync(`/proc/self/fd/${handle.fd}`);
     const base = await this.#kernelBase();
     const expected =
       segments.length === 0 ? base : `${base === "/" ? "" : base}/${segments.join("/")}`;
