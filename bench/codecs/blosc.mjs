@@ -4,6 +4,9 @@
 //
 //   pnpm build && node bench/codecs/blosc.mjs [MiB=64] [cname,cname,...]
 //
+// The WebAssembly kernels are loaded first (encoding does not wait for them);
+// ZARR_BLOSC_KERNELS=off measures the TypeScript path instead.
+//
 // Python side: /usr/bin/python3 (or $ZARR_TEST_PYTHON) with numcodecs.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +17,9 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const blosc = await import(join(root, "packages/codec-blosc/dist/index.js"));
 const core = await import(join(root, "packages/core/dist/index.js"));
+const kernels = await import(join(root, "packages/codec-blosc/dist/kernels.js"));
+if (process.env.ZARR_BLOSC_KERNELS === "off") kernels.useBlockKernels(false);
+else if (!(await kernels.loadBlockKernels())) console.warn("the WebAssembly kernels did not load");
 
 const MIB = 1 << 20;
 const totalMiB = Number(process.argv[2] ?? 64);

@@ -11,7 +11,7 @@
 import { CodecError, type JsonObject } from "@zarr/core";
 import { type BytesToBytesCodec, type CodecContext, codecRegistry } from "@zarr/core/codec";
 import { blosclzCompressBound, blosclzCompressInto, blosclzDecompressInto } from "./blosclz.js";
-import type { KernelCodec } from "./kernels.js";
+import type { KernelCodec, KernelEncoder } from "./kernels.js";
 import { lz4CompressBound, lz4CompressHCInto, lz4CompressInto, lz4DecompressInto } from "./lz4.js";
 import { snappyCompressBound, snappyCompressInto, snappyDecompressInto } from "./snappy.js";
 
@@ -49,6 +49,11 @@ export interface BlockEngine {
    * stream by stream.
    */
   readonly kernel?: KernelCodec;
+  /**
+   * `compress` is this kernel encoder's: a chunk may then be encoded whole
+   * by the WebAssembly kernels (the same bytes).
+   */
+  readonly encoder?: KernelEncoder;
   compress(stream: Uint8Array): Uint8Array | null | Promise<Uint8Array | null>;
   decompress(stream: Uint8Array, dst: Uint8Array): void | Promise<void>;
 }
@@ -63,11 +68,13 @@ function syncEngine(
   decode: DecodeInto,
   path: string | undefined,
   kernel?: KernelCodec,
+  encoder?: KernelEncoder,
 ): BlockEngine {
   let scratch = new Uint8Array(0);
   return {
     sync: true,
     ...(kernel ? { kernel } : {}),
+    ...(encoder ? { encoder } : {}),
     compress(stream) {
       const need = bound(stream.length);
       if (scratch.length < need) scratch = new Uint8Array(need);
@@ -104,6 +111,7 @@ export function builtinEngine(
         blosclzDecompressInto,
         path,
         "blosclz",
+        { codec: "blosclz", level: clevel },
       );
     case "lz4":
       return syncEngine(
@@ -114,6 +122,7 @@ export function builtinEngine(
         lz4DecompressInto,
         path,
         "lz4",
+        { codec: "lz4", level: 10 - clevel },
       );
     case "lz4hc":
       return syncEngine(

@@ -252,9 +252,23 @@ export function* compressGen(
   const maxOut = nbytes + HEADER_SIZE;
   let pos = HEADER_SIZE + 4 * nblocks;
   if (pos > maxOut) return memcpyed(src, flags, ts, blocksize);
-  const out = workBuffer(1, maxOut, pooled);
   const byteShuffle = params.shuffle === 1 && ts > 1;
   const bitShuffle = params.shuffle === 2;
+  // lz4 and blosclz: the whole chunk shuffles and compresses in the
+  // WebAssembly kernels when they are loaded (the same bytes as below).
+  const encoded = engine.encoder
+    ? blockKernels()?.bloscEncode(
+        src,
+        { blocksize, ts, mode: byteShuffle ? 1 : bitShuffle ? 2 : 0, split },
+        engine.encoder,
+      )
+    : undefined;
+  if (encoded === null) return memcpyed(src, flags, ts, blocksize);
+  if (encoded !== undefined) {
+    writeHeader(encoded, flags, ts, nbytes, blocksize, encoded.length);
+    return encoded;
+  }
+  const out = workBuffer(1, maxOut, pooled);
   const tmp = byteShuffle || bitShuffle ? workBuffer(0, blocksize, pooled) : null;
 
   for (let b = 0; b < nblocks; b++) {

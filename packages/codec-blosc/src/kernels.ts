@@ -1,10 +1,12 @@
 /**
  * Block kernels compiled to WebAssembly from `wasm/kernels.c`: LZ4 block
- * decoding (2 to 4 times the speed of the TypeScript decoder here), and whole
+ * decoding (2 to 4 times the speed of the TypeScript decoder here), whole
  * Blosc blocks of lz4 or blosclz streams decoded and unshuffled in the
- * module's memory (the byte unshuffle of 4-byte elements with SIMD128). The
- * module (4.3 kB) loads with `import()` the first time a kernel is asked for.
- * The TypeScript implementation serves until it is ready, and for good where
+ * module's memory (the byte unshuffle of 4-byte elements with SIMD128), and
+ * whole chunks shuffled or bitshuffled and compressed with LZ4 or blosclz
+ * there (the same bytes as the TypeScript encoders). The module (10.5 kB)
+ * loads with `import()` the first time a kernel is asked for. The TypeScript
+ * implementation serves until it is ready, and for good where
  * WebAssembly, its SIMD or its bulk-memory instructions are missing (the
  * module then does not compile), when the module's memory cannot grow, and
  * for any block the kernels refuse: the bytes are the same, and errors are
@@ -36,10 +38,40 @@ export interface BlockKernels {
     blocksize: number,
     codec: KernelCodec,
   ): BloscChunkSession | undefined;
+  /**
+   * Shuffles and compresses the blocks of the Blosc 1 chunk of `src` as
+   * frame.ts `compressGen` does, in one call. Returns the chunk with its 16
+   * header bytes left for the caller; `null` when it would not be smaller
+   * than a memcpyed chunk; `undefined` when the module's memory cannot hold
+   * it (more than {@link MAX_KERNEL_BYTES}, or it cannot grow).
+   */
+  bloscEncode(
+    src: Uint8Array,
+    layout: EncodeLayout,
+    encoder: KernelEncoder,
+  ): Uint8Array | null | undefined;
 }
 
-/** The stream formats the kernels decode. */
+/** The stream formats the kernels decode and encode. */
 export type KernelCodec = "blosclz" | "lz4";
+
+/** A stream compressor of the kernels and its setting. */
+export interface KernelEncoder {
+  readonly codec: KernelCodec;
+  /** LZ4: the acceleration (1 = best ratio); blosclz: the clevel. */
+  readonly level: number;
+}
+
+/** How a chunk's blocks are laid out (see frame.ts `compressGen`). */
+export interface EncodeLayout {
+  readonly blocksize: number;
+  /** Element size (the header's typesize). */
+  readonly ts: number;
+  /** 0: no shuffle, 1: byte shuffle, 2: bitshuffle. */
+  readonly mode: 0 | 1 | 2;
+  /** Whether full blocks are split into `ts` streams. */
+  readonly split: boolean;
+}
 
 /**
  * A Blosc 1 chunk of lz4 or blosclz streams copied into the module's memory
@@ -86,10 +118,34 @@ interface Exports {
     codec: number,
     failed: number,
   ): number;
+  blosc_encode(
+    src: number,
+    nbytes: number,
+    blocksize: number,
+    ts: number,
+    mode: number,
+    split: number,
+    codec: number,
+    level: number,
+    tmp: number,
+    scratch: number,
+    out: number,
+  ): number;
 }
 
 /** What `lz4Decode` returns when the module's memory cannot grow enough. */
 const NO_MEMORY = -1000;
+
+/** What the C encoders may write or read past their buffers (see kernels.c). */
+const SLACK = 64;
+
+/** Chunks encoded and decoded (whole, or up to a refused block) in the kernels. */
+const counts = { encoded: 0, decoded: 0 };
+
+/** How many chunks the kernels have encoded and decoded: tests check that they run. */
+export function kernelChunkCounts(): { encoded: number; decoded: number } {
+  return { ...counts };
+}
 
 let kernels: BlockKernels | undefined;
 let loading: Promise<BlockKernels | undefined> | undefined;
@@ -129,6 +185,7 @@ function wrap(exports: Exports): BlockKernels {
       const total = outPtr + nbytes + 16 - base;
       if (total > MAX_KERNEL_BYTES || !ensure(total)) return undefined;
       new Uint8Array(exports.memory.buffer).set(chunk, chunkPtr);
+      counts.decoded++;
       return {
         block(pos, nsplits, neblock, start, bsize, ts, mode) {
           const r = exports.blosc_block(
@@ -151,6 +208,32 @@ function wrap(exports: Exports): BlockKernels {
           out.set(new Uint8Array(exports.memory.buffer, outPtr + from, to - from), from);
         },
       };
+    },
+    bloscEncode(src, { blocksize, ts, mode, split }, { codec, level }) {
+      // [src][tmp: one block][scratch: one block][out: a memcpyed chunk + one stream's bound]
+      const align = (n: number) => (n + 15) & ~15;
+      const tmpPtr = align(base + src.length + SLACK);
+      const scratchPtr = align(tmpPtr + blocksize + SLACK);
+      const outPtr = align(scratchPtr + blocksize + SLACK);
+      const bound = blocksize + Math.ceil(blocksize / 32) + 16; // blosclz's, above LZ4's
+      const total = outPtr + src.length + 16 + bound + SLACK - base;
+      if (total > MAX_KERNEL_BYTES || !ensure(total)) return undefined;
+      new Uint8Array(exports.memory.buffer).set(src, base);
+      counts.encoded++;
+      const n = exports.blosc_encode(
+        base,
+        src.length,
+        blocksize,
+        ts,
+        mode,
+        split ? 1 : 0,
+        codec === "lz4" ? 1 : 0,
+        level,
+        tmpPtr,
+        scratchPtr,
+        outPtr,
+      );
+      return n === 0 ? null : new Uint8Array(exports.memory.buffer).slice(outPtr, outPtr + n);
     },
   };
 }

@@ -308,3 +308,423 @@ __attribute__((export_name("blosc_block"))) int blosc_block(const u8 *chunk, u32
   }
   return 0;
 }
+
+/* ---- Encoders: byte shuffle, bitshuffle, LZ4 and blosclz compression ----
+ *
+ * Ported from this package's TypeScript encoders (shuffle.ts, lz4.ts,
+ * blosclz.ts): the same bytes for the same input, so a chunk is the same
+ * whichever engine wrote it. Compressors may write up to 32 bytes past their
+ * output and read up to 32 bytes past their input: callers leave that slack. */
+
+static inline u32 load32(const u8 *p) {
+  u32 v;
+  __builtin_memcpy(&v, p, 4);
+  return v;
+}
+
+static inline u64 load64(const u8 *p) {
+  u64 v;
+  __builtin_memcpy(&v, p, 8);
+  return v;
+}
+
+static inline void store32le(u8 *p, u32 v) { __builtin_memcpy(p, &v, 4); }
+
+/* Elements from..n of the byte shuffle, a byte at a time (any ts). */
+static void shuffle_scalar(const u8 *src, u8 *dst, u32 from, u32 n, u32 ts) {
+  for (u32 j = 0; j < ts; j++) {
+    u8 *o = dst + (u64)j * n;
+    const u8 *s = src + j;
+    for (u32 i = from; i < n; i++) o[i] = s[(u64)i * ts];
+  }
+}
+
+/* 4 elements of 4 bytes grouped by plane: 32-bit lane j is plane j. */
+static inline v128_t by_plane4(const u8 *p) {
+  const v128_t v = wasm_v128_load(p);
+  return wasm_i8x16_shuffle(v, v, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+}
+
+/* typesize 2, 16 elements at a time; returns the elements done. */
+static u32 shuffle2(const u8 *src, u8 *dst, u32 n) {
+  u32 e = 0;
+  for (; e + 16 <= n; e += 16) {
+    v128_t a = wasm_v128_load(src + 2 * e), b = wasm_v128_load(src + 2 * e + 16);
+    wasm_v128_store(dst + e, wasm_i8x16_shuffle(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22,
+                                                24, 26, 28, 30));
+    wasm_v128_store(dst + n + e, wasm_i8x16_shuffle(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
+                                                    23, 25, 27, 29, 31));
+  }
+  return e;
+}
+
+/* typesize 4: 16 elements become one vector of each plane. */
+static u32 shuffle4(const u8 *src, u8 *dst, u32 n) {
+  u32 e = 0;
+  for (; e + 16 <= n; e += 16) {
+    const u8 *s = src + 4 * e;
+    v128_t a = by_plane4(s), b = by_plane4(s + 16), c = by_plane4(s + 32), d = by_plane4(s + 48);
+    /* then the 4x4 transpose of 32-bit lanes */
+    v128_t ab01 = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab23 = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
+    v128_t cd01 = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd23 = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
+    wasm_v128_store(dst + e, wasm_i64x2_shuffle(ab01, cd01, 0, 2));
+    wasm_v128_store(dst + n + e, wasm_i64x2_shuffle(ab01, cd01, 1, 3));
+    wasm_v128_store(dst + 2 * n + e, wasm_i64x2_shuffle(ab23, cd23, 0, 2));
+    wasm_v128_store(dst + 3 * n + e, wasm_i64x2_shuffle(ab23, cd23, 1, 3));
+  }
+  return e;
+}
+
+/* typesize 8: 16 elements; each vector's 2 elements grouped by plane (16-bit
+ * lane j is plane j), then an 8x8 transpose of 16-bit lanes. */
+static u32 shuffle8(const u8 *src, u8 *dst, u32 n) {
+  u32 e = 0;
+  for (; e + 16 <= n; e += 16) {
+    const u8 *s = src + 8 * e;
+    v128_t w[8], x[8], y[8];
+    for (int i = 0; i < 8; i++) {
+      v128_t v = wasm_v128_load(s + 16 * i);
+      w[i] = wasm_i8x16_shuffle(v, v, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    }
+    for (int i = 0; i < 8; i += 2) {
+      x[i] = wasm_i16x8_shuffle(w[i], w[i + 1], 0, 8, 1, 9, 2, 10, 3, 11);
+      x[i + 1] = wasm_i16x8_shuffle(w[i], w[i + 1], 4, 12, 5, 13, 6, 14, 7, 15);
+    }
+    /* x[2p + h]: planes 4h..4h+3 of elements pair p (2 of them) */
+    for (int h = 0; h < 2; h++) {
+      y[4 * h] = wasm_i32x4_shuffle(x[h], x[2 + h], 0, 4, 1, 5);
+      y[4 * h + 1] = wasm_i32x4_shuffle(x[h], x[2 + h], 2, 6, 3, 7);
+      y[4 * h + 2] = wasm_i32x4_shuffle(x[4 + h], x[6 + h], 0, 4, 1, 5);
+      y[4 * h + 3] = wasm_i32x4_shuffle(x[4 + h], x[6 + h], 2, 6, 3, 7);
+    }
+    /* y[4h + q]: planes 4h + 2q and 4h + 2q + 1 of elements 0..7 (64-bit
+     * halves); y[4h + 2 + q]: the same planes of elements 8..15 */
+    for (int h = 0; h < 2; h++) {
+      for (int q = 0; q < 2; q++) {
+        const u32 plane = 4 * h + 2 * q;
+        wasm_v128_store(dst + (u64)plane * n + e, wasm_i64x2_shuffle(y[4 * h + q], y[4 * h + 2 + q], 0, 2));
+        wasm_v128_store(dst + (u64)(plane + 1) * n + e,
+                        wasm_i64x2_shuffle(y[4 * h + q], y[4 * h + 2 + q], 1, 3));
+      }
+    }
+  }
+  return e;
+}
+
+/*
+ * Byte shuffle of n elements of ts bytes (ts >= 2): byte j of element i goes
+ * to dst[j * n + i]. The inverse of unshuffle.
+ */
+static void shuffle_planes(const u8 *src, u8 *dst, u32 n, u32 ts) {
+  u32 e = 0;
+  if (ts == 2) e = shuffle2(src, dst, n);
+  else if (ts == 4) e = shuffle4(src, dst, n);
+  else if (ts == 8) e = shuffle8(src, dst, n);
+  shuffle_scalar(src, dst, e, n, ts);
+}
+
+/*
+ * Bit rows of one byte plane of n bytes (n a multiple of 8): bit i of byte g
+ * of row k is bit k of plane[8 g + i]. 16 bytes at a time, each row's 16 bits
+ * taken from the lanes' top bits.
+ */
+static void bit_rows(const u8 *plane, u8 *rows, u32 n) {
+  const u32 rowBytes = n >> 3;
+  u32 i = 0;
+  for (; i + 16 <= n; i += 16) {
+    v128_t v = wasm_v128_load(plane + i);
+    for (int k = 7; k >= 0; k--) {
+      const uint16_t bits = (uint16_t)wasm_i8x16_bitmask(v);
+      __builtin_memcpy(rows + (u64)k * rowBytes + (i >> 3), &bits, 2);
+      v = wasm_i8x16_add(v, v);
+    }
+  }
+  for (; i < n; i += 8) {
+    const u64 x = transpose8(load64(plane + i));
+    for (u32 k = 0; k < 8; k++) rows[(u64)k * rowBytes + (i >> 3)] = (u8)(x >> (8 * k));
+  }
+}
+
+/*
+ * Bitshuffle of n elements of ts bytes, n a multiple of 8: byte shuffle into
+ * scratch (n * ts bytes), then the 8 bit rows of each plane. The inverse of
+ * bitunshuffle.
+ */
+static void bitshuffle_planes(const u8 *src, u8 *dst, u32 n, u32 ts, u8 *scratch) {
+  const u8 *planes = src;
+  if (ts > 1) {
+    shuffle_planes(src, scratch, n, ts);
+    planes = scratch;
+  }
+  for (u32 j = 0; j < ts; j++) bit_rows(planes + (u64)j * n, dst + (u64)j * n, n);
+}
+
+/* shuffle.ts `shuffle` of a block of size bytes: the tail is copied. */
+__attribute__((export_name("shuffle"))) void shuffle(const u8 *src, u8 *dst, u32 size, u32 ts) {
+  const u32 n = ts > 1 ? size / ts : 0;
+  if (n > 0) shuffle_planes(src, dst, n, ts);
+  const u32 done = n * ts;
+  if (done < size) __builtin_memcpy(dst + done, src + done, size - done);
+}
+
+/* shuffle.ts `bitshuffle` of a block: copied whole unless its element count
+ * is a nonzero multiple of 8, the tail copied. scratch: size bytes. */
+__attribute__((export_name("bitshuffle"))) void bitshuffle(const u8 *src, u8 *dst, u32 size,
+                                                          u32 ts, u8 *scratch) {
+  const u32 n = size / ts;
+  const u32 done = n > 0 && n % 8 == 0 ? n * ts : 0;
+  if (done > 0) bitshuffle_planes(src, dst, n, ts, scratch);
+  if (done < size) __builtin_memcpy(dst + done, src + done, size - done);
+}
+
+/* The multiplicative hash of 4 bytes both compressors index positions by. */
+static inline u32 hash4(u32 seq, u32 shift) { return (seq * 0x9e3779b1u) >> shift; }
+
+/* How many bytes a and b have in common, at most max. */
+static inline u32 common_length(const u8 *a, const u8 *b, u32 max) {
+  u32 len = 0;
+  for (; len + 8 <= max; len += 8) {
+    const u64 x = load64(a + len) ^ load64(b + len);
+    if (x != 0) return len + ((u32)__builtin_ctzll(x) >> 3);
+  }
+  while (len < max && a[len] == b[len]) len++;
+  return len;
+}
+
+/* Copies n bytes 16 at a time, the overshoot in the callers' slack; long runs in one memory.copy. */
+static inline void copy_slack(u8 *d, const u8 *s, u32 n) {
+  if (n > 128) {
+    __builtin_memcpy(d, s, n);
+    return;
+  }
+  for (u32 i = 0; i < n; i += 16) copy16(d + i, s + i);
+}
+
+/* A length past 15 (LZ4) or 9 (blosclz): 255s, then the rest. */
+static inline u8 *write_length(u8 *op, u32 r) {
+  for (; r >= 255; r -= 255) *op++ = 255;
+  *op++ = (u8)r;
+  return op;
+}
+
+#define LZ4_HASH_LOG 12
+#define LZ4_MF_LIMIT 12
+#define LZ4_LAST_LITERALS 5
+#define LZ4_MAX_DISTANCE 65535
+
+static int32_t lz4_table[1 << LZ4_HASH_LOG];
+
+/* One LZ4 sequence: the literals [lit, ip), then a match (len >= 4, or 0 for none). */
+static u8 *lz4_sequence(const u8 *lit, const u8 *ip, u8 *op, u32 offset, u32 len) {
+  const u32 n = (u32)(ip - lit);
+  u8 *const token = op++;
+  u32 t = n >= 15 ? 0xf0 : n << 4;
+  if (n >= 15) op = write_length(op, n - 15);
+  copy_slack(op, lit, n);
+  op += n;
+  if (len > 0) {
+    *op++ = (u8)offset;
+    *op++ = (u8)(offset >> 8);
+    const u32 m = len - MIN_MATCH;
+    t |= m >= 15 ? 15 : m;
+    if (m >= 15) op = write_length(op, m - 15);
+  }
+  *token = (u8)t;
+  return op;
+}
+
+/*
+ * LZ4 block compression of src[0..n) into dst (lz4CompressBound(n) bytes +
+ * slack), lz4.ts `lz4CompressInto` step for step: greedy, a 4096-entry hash
+ * table, skipping faster the longer nothing matches (`acceleration`).
+ * Returns the block length.
+ */
+__attribute__((export_name("lz4_encode"))) u32 lz4_encode(const u8 *src, u32 n, u8 *dst,
+                                                          u32 acceleration) {
+  if (n < LZ4_MF_LIMIT + 1) return (u32)(lz4_sequence(src, src + n, dst, 0, 0) - dst);
+  const u32 shift = 32 - LZ4_HASH_LOG;
+  const u32 mfLimit = n - LZ4_MF_LIMIT;
+  const u32 matchLimit = n - LZ4_LAST_LITERALS;
+  const u32 accel = acceleration < 1 ? 1 : acceleration > 65537 ? 65537 : acceleration;
+  int32_t *const table = lz4_table;
+  __builtin_memset(table, 0xff, sizeof lz4_table);
+  u8 *op = dst;
+  u32 anchor = 0;
+  u32 ip = 1;
+  table[hash4(load32(src), shift)] = 0;
+  while (ip <= mfLimit) {
+    u32 searchNb = accel << 6;
+    u32 step = accel;
+    int32_t ref;
+    for (;;) {
+      const u32 seq = load32(src + ip);
+      const u32 h = hash4(seq, shift);
+      ref = table[h];
+      table[h] = (int32_t)ip;
+      if (ref >= 0 && ip - (u32)ref <= LZ4_MAX_DISTANCE && load32(src + ref) == seq) break;
+      ip += step;
+      step = searchNb++ >> 6;
+      if (ip > mfLimit) {
+        ref = -1;
+        break;
+      }
+    }
+    if (ref < 0) break;
+    while (ip > anchor && ref > 0 && src[ip - 1] == src[ref - 1]) {
+      ip--;
+      ref--;
+    }
+    const u32 len = common_length(src + ip, src + ref, matchLimit - ip);
+    op = lz4_sequence(src + anchor, src + ip, op, ip - (u32)ref, len);
+    ip += len;
+    anchor = ip;
+    if (ip > mfLimit) break;
+    /* a position inside the match, so that runs and repeats are found again */
+    table[hash4(load32(src + ip - 2), shift)] = (int32_t)(ip - 2);
+  }
+  return (u32)(lz4_sequence(src + anchor, src + n, op, 0, 0) - dst);
+}
+
+#define BLZ_MAX_HASH_LOG 14
+#define BLZ_MAX_NEAR 8191
+#define BLZ_MAX_FAR (8192 + 65535)
+#define BLZ_MIN_FAR_LEN 6
+
+static int32_t blz_table[1 << BLZ_MAX_HASH_LOG];
+
+/* Literal runs of at most 32 bytes, each after its length - 1. */
+static u8 *blz_literals(const u8 *from, const u8 *to, u8 *op) {
+  while (from < to) {
+    const u32 run = to - from < 32 ? (u32)(to - from) : 32;
+    *op++ = (u8)(run - 1);
+    copy16(op, from);
+    copy16(op + 16, from + 16);
+    op += run;
+    from += run;
+  }
+  return op;
+}
+
+static u8 *blz_match(u8 *op, u32 len, u32 dist) {
+  const int far = dist > BLZ_MAX_NEAR;
+  const u32 code = len - 2;
+  const u32 hi = far ? 31 : (dist - 1) >> 8;
+  if (code < 7) {
+    *op++ = (u8)((code << 5) | hi);
+  } else {
+    *op++ = (u8)((7 << 5) | hi);
+    op = write_length(op, len - 9);
+  }
+  if (far) {
+    const u32 d = dist - 8192;
+    *op++ = 255;
+    *op++ = (u8)(d >> 8);
+    *op++ = (u8)d;
+  } else {
+    *op++ = (u8)(dist - 1);
+  }
+  return op;
+}
+
+/* blosclz.ts `compressStream`: one greedy pass, the table size by clevel. n >= 16. */
+static u32 blz_stream(const u8 *src, u32 n, u8 *dst, u32 clevel) {
+  const u32 hashLog = clevel < 3 ? 12 : clevel < 6 ? 13 : BLZ_MAX_HASH_LOG;
+  const u32 shift = 32 - hashLog;
+  int32_t *const table = blz_table;
+  __builtin_memset(table, 0xff, sizeof(int32_t) << hashLog);
+  /* no match starts in the last 12 bytes nor reaches into the last 4 */
+  const u32 ipBound = n - 12;
+  const u32 ipLimit = n - 4;
+  u8 *op = dst;
+  u32 anchor = 0;
+  u32 ip = 1;
+  table[hash4(load32(src), shift)] = 0;
+  while (ip < ipBound) {
+    const u32 seq = load32(src + ip);
+    const u32 h = hash4(seq, shift);
+    const int32_t ref = table[h];
+    table[h] = (int32_t)ip;
+    const u32 dist = ip - (u32)ref;
+    if (ref >= 0 && dist <= BLZ_MAX_FAR && load32(src + ref) == seq) {
+      const u32 len = common_length(src + ip, src + ref, ipLimit - ip);
+      if (dist <= BLZ_MAX_NEAR || len >= BLZ_MIN_FAR_LEN) {
+        op = blz_literals(src + anchor, src + ip, op);
+        op = blz_match(op, len, dist);
+        ip += len;
+        anchor = ip;
+        table[hash4(load32(src + ip - 1), shift)] = (int32_t)(ip - 1);
+        continue;
+      }
+    }
+    ip += 1 + ((ip - anchor) >> 6);
+  }
+  return (u32)(blz_literals(src + anchor, src + n, op) - dst);
+}
+
+/* Smallest probe compression ratio per clevel for a stream to be compressed. */
+static const double BLZ_MIN_RATIO[10] = {0, 2, 1.5, 1.2, 1.2, 1.2, 1.2, 1.15, 1.1, 1.0};
+
+/*
+ * blosclz.ts `blosclzCompressInto`: the stream length, or 0 when the stream
+ * is under 16 bytes or its last quarter compresses less than clevel asks for
+ * (Blosc then stores it raw). dst: blosclzCompressBound(n) bytes + slack.
+ */
+__attribute__((export_name("blosclz_encode"))) u32 blosclz_encode(const u8 *src, u32 n, u8 *dst,
+                                                                  u32 clevel) {
+  if (n < 16) return 0;
+  const u32 probe = n >> 2;
+  if (probe >= 16) {
+    const u32 c = blz_stream(src + n - probe, probe, dst, clevel);
+    if ((double)probe < c * BLZ_MIN_RATIO[clevel > 9 ? 9 : clevel]) return 0;
+  }
+  return blz_stream(src, n, dst, clevel);
+}
+
+/* ---- A whole Blosc 1 chunk, shuffled and compressed --------------------- */
+
+/*
+ * Encodes the blocks of the chunk src[0..nbytes) as frame.ts `compressGen`
+ * does: each block shuffled into tmp (mode 1: byte shuffle, 2: bitshuffle,
+ * through scratch; 0: none), split into `ts` streams when `split` (not the
+ * leftover block), each stream compressed (codec 1: LZ4 at acceleration
+ * `level`, 0: blosclz at clevel `level`) or stored raw when that does not
+ * shrink it. Writes the bstarts table and the streams into out after the
+ * 16-byte header (left to the caller); out needs nbytes + 16 +
+ * blosclzCompressBound(blocksize) bytes + slack. Returns the chunk length, or
+ * 0 when it would exceed nbytes + 16 (the caller stores the chunk memcpyed).
+ */
+__attribute__((export_name("blosc_encode"))) u32 blosc_encode(const u8 *src, u32 nbytes,
+                                                              u32 blocksize, u32 ts, u32 mode,
+                                                              u32 split, u32 codec, u32 level,
+                                                              u8 *tmp, u8 *scratch, u8 *out) {
+  const u32 nblocks = (nbytes + blocksize - 1) / blocksize;
+  const u32 leftover = nbytes % blocksize;
+  const u32 maxOut = nbytes + 16;
+  u32 pos = 16 + 4 * nblocks;
+  if (pos > maxOut) return 0;
+  for (u32 b = 0; b < nblocks; b++) {
+    const int isLeftover = b == nblocks - 1 && leftover > 0;
+    const u32 bsize = isLeftover ? leftover : blocksize;
+    const u8 *block = src + (u64)b * blocksize;
+    store32le(out + 16 + 4 * b, pos);
+    if (mode == 1) shuffle(block, tmp, bsize, ts);
+    if (mode == 2) bitshuffle(block, tmp, bsize, ts, scratch);
+    if (mode != 0) block = tmp;
+    const u32 nsplits = split && !isLeftover ? ts : 1;
+    const u32 neblock = bsize / nsplits;
+    for (u32 j = 0; j < nsplits; j++) {
+      const u8 *stream = block + (u64)j * neblock;
+      u8 *const dst = out + pos + 4;
+      u32 len = codec == 1 ? lz4_encode(stream, neblock, dst, level)
+                           : blosclz_encode(stream, neblock, dst, level);
+      if (len == 0 || len >= neblock) {
+        len = neblock;
+        __builtin_memcpy(dst, stream, neblock);
+      }
+      if (pos + 4 + len > maxOut) return 0;
+      store32le(out + pos, len);
+      pos += 4 + len;
+    }
+  }
+  return pos;
+}
