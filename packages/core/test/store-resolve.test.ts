@@ -258,3 +258,37 @@ describe("byte ranges (v3 core: partial values, range_start/range_length)", () =
     );
   });
 });
+
+describe("resolveStore: getInto", () => {
+  const value = Uint8Array.from({ length: 10 }, (_, i) => i + 1);
+
+  it("without a native getInto: get, then a copy into the views in order (or the size when they do not fit)", async () => {
+    const store = resolveStore(new MemoryStore(new Map([["k", value]])));
+    const a = new Uint8Array(3);
+    const b = new Uint8Array(7);
+    expect(await store.getInto("k", [a, b])).toBe(10);
+    expect([...a, ...b]).toEqual([...value]);
+    const short = new Uint8Array(9);
+    expect(await store.getInto("k", [short])).toBe(10);
+    expect(short.every((x) => x === 0)).toBe(true);
+    expect(await store.getInto("missing", [a])).toBeUndefined();
+  });
+
+  it("a store's getInto that returns no valid size is a StoreError naming the key and what it returned", async () => {
+    for (const lie of [-1, 1.5, Number.NaN, 1e20, "10", 10n, {}]) {
+      const store = resolveStore({
+        get: async () => value,
+        getInto: async () => lie as never,
+      });
+      const error = await store.getInto("c/0", [new Uint8Array(10)]).catch((e: unknown) => e);
+      expect(error, String(lie)).toBeInstanceOf(StoreError);
+      expect((error as Error).message).toContain('"c/0"');
+      if (typeof lie !== "number") expect((error as Error).message).toContain(typeof lie);
+    }
+  });
+
+  it("views must be Uint8Arrays", async () => {
+    const store = resolveStore(new MemoryStore(new Map([["k", value]])));
+    await expect(store.getInto("k", [new Uint16Array(5) as never])).rejects.toThrow(/Uint8Array/);
+  });
+});

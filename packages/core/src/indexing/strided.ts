@@ -294,11 +294,21 @@ export function copyStrided(
   const sStr = S.stride[inner];
   const dStr = D.stride[inner];
   const contiguous = sIdx === null && dIdx === null && sStep === 1 && dStep === 1;
+  // Runs between typed arrays of one slot size move as bytes: one array kind
+  // at every call site, whatever the data type (much faster for short runs).
+  const slotBytes = typed ? (src as Uint8Array).BYTES_PER_ELEMENT : 0;
+  const asBytes =
+    contiguous && typed && slotBytes === (dst as Uint8Array).BYTES_PER_ELEMENT && !same;
+  const sBytes = asBytes ? bytesOf(src as Uint8Array) : undefined;
+  const tBytes = asBytes ? bytesOf(dst as Uint8Array) : undefined;
+  const k = width * slotBytes;
   const ctr = new Array<number>(inner).fill(0);
   let so = S.base + outerStart(S, inner);
   let to = D.base + outerStart(D, inner);
   while (true) {
-    if (contiguous) {
+    if (sBytes !== undefined && tBytes !== undefined) {
+      copyBytes(sBytes, tBytes, so * k, to * k, m * k);
+    } else if (contiguous) {
       copyRun(s, t, so * width, to * width, m * width, typed, same);
     } else if (width === 1) {
       for (let k = 0; k < m; k++) {
@@ -326,6 +336,25 @@ export function copyStrided(
     }
     if (d < 0) return;
   }
+}
+
+/** The bytes of a typed array's elements. */
+function bytesOf(a: Uint8Array): Uint8Array {
+  return a instanceof Uint8Array && a.constructor === Uint8Array
+    ? a
+    : new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** Below this many bytes, a byte loop beats a `subarray` + `set` call. */
+const BULK_MIN_BYTES = 64;
+
+/** Copies `n` bytes from `s[from]` to `t[to]` (different memory). */
+function copyBytes(s: Uint8Array, t: Uint8Array, from: number, to: number, n: number): void {
+  if (n >= BULK_MIN_BYTES) {
+    t.set(s.subarray(from, from + n), to);
+    return;
+  }
+  for (let j = 0; j < n; j++) t[to + j] = s[from + j];
 }
 
 function copyRun(

@@ -205,7 +205,7 @@ class ResolvedStore implements Store {
       const size = await this.inner.getInto(key, into, options);
       if (size !== undefined && size !== null && !(Number.isSafeInteger(size) && size >= 0)) {
         throw new StoreError(
-          `store returned an invalid size ${String(size)} from getInto of key ${JSON.stringify(key)}`,
+          `store returned an invalid size ${typeof size === "number" ? size : `${JSON.stringify(String(size))} (a ${typeof size})`} from getInto of key ${JSON.stringify(key)}`,
           { path: key },
         );
       }
