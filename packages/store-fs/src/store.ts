@@ -5,7 +5,6 @@
  */
 
 import type { Dirent } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
 import { lstat, readdir, rmdir, unlink } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,10 +28,11 @@ import {
   type WritableStore,
 } from "@zarr/core/store";
 import { writeFileAtomic } from "./atomic.js";
+import type { ReadDescriptor } from "./descriptor.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";
 import { ReadBuffers } from "./read-buffers.js";
-import { type Dir, openChild, RootedTree } from "./tree.js";
+import { type Dir, type OpenValue, openChild, RootedTree } from "./tree.js";
 import { openListed, readEntries, walkKeys } from "./walk.js";
 
 /** Options of {@link FileSystemStore}. */
@@ -133,7 +133,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   async getInto(key: string, into: readonly Uint8Array[], options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
     const { path, segments } = this.#key(key);
-    let opened: { handle: FileHandle; size: number } | undefined;
+    let opened: OpenValue | undefined;
     try {
       opened = await this.#tree.openValue(segments);
     } catch (error) {
@@ -149,7 +149,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     } catch (error) {
       throw fsError("get", key, path, error);
     } finally {
-      await handle.close();
+      handle.close();
     }
   }
 
@@ -200,7 +200,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     maxBytes?: number,
   ): Promise<(Uint8Array | undefined)[]> {
     const { path, segments } = this.#key(key);
-    let handle: FileHandle;
+    let handle: ReadDescriptor;
     let size: number;
     try {
       const opened = await this.#tree.openValue(segments);
@@ -228,7 +228,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       if (error instanceof StoreError) throw error;
       throw fsError("get", key, path, error);
     } finally {
-      await handle.close();
+      handle.close();
     }
   }
 
@@ -238,7 +238,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     try {
       const opened = await this.#tree.openValue(segments);
       if (opened === undefined) return undefined;
-      await opened.handle.close();
+      opened.handle.close();
       return opened.size;
     } catch (error) {
       throw fsError("getSize", key, path, error);
@@ -400,7 +400,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
 
 /** Reads `length` bytes at `position`; fewer if the file is shorter than that. */
 async function readAt(
-  handle: FileHandle,
+  handle: ReadDescriptor,
   position: number,
   length: number,
   buffers: ReadBuffers,
@@ -408,7 +408,7 @@ async function readAt(
   const buffer = buffers.take(length);
   let filled = 0;
   while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    const bytesRead = await handle.read(buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break; // the file was truncated by someone else
     filled += bytesRead;
   }
@@ -425,7 +425,7 @@ const MAX_VIEWS_PER_READ = 1024;
  * fewer than their total length only when the file ends first.
  */
 async function readvAt(
-  handle: FileHandle,
+  handle: ReadDescriptor,
   views: readonly Uint8Array[],
   position: number,
 ): Promise<number> {
@@ -434,7 +434,7 @@ async function readvAt(
   let read = 0;
   while (next < pending.length) {
     const batch = pending.slice(next, next + MAX_VIEWS_PER_READ);
-    const { bytesRead } = await handle.readv(batch, position + read);
+    const bytesRead = await handle.readv(batch, position + read);
     if (bytesRead === 0) break; // the file was truncated by someone else
     read += bytesRead;
     // Skip the views filled; a partly filled one continues where it stopped.

@@ -35,6 +35,7 @@ import { constants, existsSync, fstatSync, readlinkSync, realpathSync } from "no
 import type { FileHandle } from "node:fs/promises";
 import { lstat, mkdir, open, readlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { ReadDescriptor } from "./descriptor.js";
 import { errorCode } from "./fs-errors.js";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -162,9 +163,9 @@ export function realRoot(root: string): string {
   }
 }
 
-/** A value opened for reading: its handle and size. */
+/** A value opened for reading: its descriptor and size. */
 export interface OpenValue {
-  readonly handle: FileHandle;
+  readonly handle: ReadDescriptor;
   readonly size: number;
 }
 
@@ -211,9 +212,9 @@ export class RootedTree {
     const path = this.path(segments);
     const fd = useDescriptorPaths;
     if (!fd) await this.#checkComponents(segments, true);
-    let handle: FileHandle;
+    let handle: ReadDescriptor;
     try {
-      handle = await open(path, READ_FLAGS);
+      handle = await ReadDescriptor.open(path, READ_FLAGS);
     } catch (error) {
       const code = errorCode(error);
       if (code === "ENOENT" || code === "ENOTDIR") return undefined;
@@ -231,7 +232,7 @@ export class RootedTree {
       // memory, and a trip through the thread pool costs more than the call.
       const info = fstatSync(handle.fd);
       if (info.isDirectory()) {
-        await handle.close();
+        handle.close();
         return undefined;
       }
       if (!info.isFile()) {
@@ -239,7 +240,7 @@ export class RootedTree {
       }
       return { handle, size: info.size };
     } catch (error) {
-      await handle.close();
+      handle.close();
       throw error;
     }
   }
@@ -347,7 +348,7 @@ export class RootedTree {
   }
 
   /** Throws unless the open `handle`'s real path is the root's `segments`. */
-  async #verify(handle: FileHandle, segments: readonly string[]): Promise<void> {
+  async #verify(handle: { readonly fd: number }, segments: readonly string[]): Promise<void> {
     // Synchronous: /proc is kernel memory (no disk), cheaper than a thread-pool trip.
     const actual = readlinkSync(`/proc/self/fd/${handle.fd}`);
     const base = await this.#kernelBase();
