@@ -203,3 +203,48 @@ describe("reads of uncompressed chunks straight into the output", () => {
     });
   }
 });
+
+describe("reads straight into the output while a writer replaces chunks", () => {
+  it("every chunk read is one whole generation, never a mix or garbage", async () => {
+    const store = new FileSystemStore(root);
+    const shape = [256, 1024];
+    const chunk = [128, 128];
+    const a = await createArray(store, "g", { shape, chunkShape: chunk, dataType: "float64" });
+    const generation = (g: number) => new Float64Array(shape[0] * shape[1]).fill(g);
+    await a.set(null, generation(1));
+    const { store: counted, calls } = countedStore();
+    const reader = await openArray(counted, "g");
+    let stop = false;
+    let written = 1;
+    const writer = (async () => {
+      while (!stop) await a.set(null, generation(++written));
+    })();
+    let reads = 0;
+    const deadline = Date.now() + 1500;
+    try {
+      while (Date.now() < deadline || reads < 5) {
+        const { data } = await reader.get(null);
+        reads++;
+        for (let r0 = 0; r0 < shape[0]; r0 += chunk[0]) {
+          for (let c0 = 0; c0 < shape[1]; c0 += chunk[1]) {
+            const g = data[r0 * shape[1] + c0] as number;
+            expect(g >= 1 && g <= written && Number.isInteger(g)).toBe(true);
+            for (let r = r0; r < r0 + chunk[0]; r++) {
+              const row = (data as Float64Array).subarray(
+                r * shape[1] + c0,
+                r * shape[1] + c0 + chunk[1],
+              );
+              if (!row.every((x) => x === g))
+                throw new Error(`chunk at ${r0},${c0} mixes generations`);
+            }
+          }
+        }
+      }
+    } finally {
+      stop = true;
+      await writer;
+    }
+    expect(written).toBeGreaterThan(2);
+    expect(calls()).toBeGreaterThanOrEqual(reads * 16);
+  });
+});
