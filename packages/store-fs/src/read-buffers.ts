@@ -37,21 +37,18 @@ export class ReadBuffers {
     const size = sizeClass(length);
     const reused = this.#free.get(size)?.pop();
     if (reused !== undefined) this.#freeBytes -= size;
-    let buffer = reused;
-    if (buffer === undefined) {
-      const fresh = unzeroed(size);
-      // The slack past `length` is reachable through `value.buffer`: never show old heap there.
-      fresh.fill(0, length);
-      buffer = fresh.buffer as ArrayBuffer;
-    }
+    // The slack past `length` is reachable through `value.buffer`: never show old
+    // heap there, nor the end of a value read into this memory before.
+    const buffer = reused ?? (unzeroed(size).buffer as ArrayBuffer);
+    new Uint8Array(buffer, length).fill(0);
     this.#out.add(buffer);
     return new Uint8Array(buffer, 0, length);
   }
 
-  /** Takes back a value returned by {@link take} (anything else is ignored). */
+  /** Takes back a value returned by {@link take} (anything else, views of one included, is ignored). */
   give(value: Uint8Array): void {
     const buffer = value.buffer;
-    if (!this.#out.has(buffer)) return;
+    if (!this.#out.has(buffer) || value.byteOffset !== 0) return;
     this.#out.delete(buffer);
     const size = buffer.byteLength;
     if (this.#freeBytes + size > MAX_FREE_BYTES) return;

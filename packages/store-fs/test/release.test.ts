@@ -95,3 +95,25 @@ describe("FileSystemStore.release", () => {
     expect(given.length).toBe(3 * 4);
   });
 });
+
+describe("FileSystemStore.release: what a reused buffer shows", () => {
+  it("past a value's end, a reused buffer holds zeros, never the end of an earlier value", async () => {
+    const store = new FileSystemStore(root);
+    await store.set("A", filled(80_000, 0xaa));
+    await store.set("B", filled(75_000, 0xbb));
+    const a = (await store.get("A"))!;
+    store.release(a);
+    const b = (await store.get("B"))!;
+    expect(b.buffer).toBe(a.buffer); // the same memory, reused
+    expect(new Uint8Array(b.buffer).subarray(b.length).every((x) => x === 0)).toBe(true);
+  });
+
+  it("a view of a value handed back is ignored: the value's memory is not reused while it lives", async () => {
+    const store = new FileSystemStore(root);
+    await store.set("A", filled(80_000, 1));
+    const a = (await store.get("A"))!;
+    store.release(a.subarray(10));
+    const again = (await store.get("A"))!;
+    expect(again.buffer).not.toBe(a.buffer);
+  });
+});
