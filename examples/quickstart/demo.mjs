@@ -34,7 +34,7 @@ try {
   const row = await reopened.get([5, slice(0, 12)]);
   const col = await reopened.get([slice(null, null, -250), 999]);
   console.log(
-    `wrote ${reopened.shape.join("×")} ${reopened.dataType.name} in ${reopened.gridShape.join("×")} chunks to ${dir}`,
+    `wrote a ${reopened.shape.join("×")} ${reopened.dataType.name} array as a ${reopened.gridShape.join("×")} grid of ${reopened.chunkShape.join("×")} chunks to ${dir}`,
   );
   console.log(
     "row 5, columns 0..11:",

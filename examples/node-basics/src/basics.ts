@@ -50,7 +50,7 @@ export async function nodeBasics(
     attributes: { units: "degC" },
   });
   log(
-    `created ${temps.shape.join("×")} ${temps.dataType.name} in ${temps.gridShape.join("×")} chunks`,
+    `created a ${temps.shape.join("×")} ${temps.dataType.name} array as a ${temps.gridShape.join("×")} grid of ${temps.chunkShape.join("×")} chunks`,
   );
 
   // 3. Writing: a whole day from a flat C-order array, then a scalar broadcast.

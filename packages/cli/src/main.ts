@@ -5,17 +5,22 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { type Command, type Io, UsageError } from "./command.js";
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { type Command, type Io, UsageError, type Values } from "./command.js";
+import { attrsCommand } from "./commands/attrs.js";
+import { consolidateCommand } from "./commands/consolidate.js";
 import { copyCommand } from "./commands/copy.js";
 import { createCommand } from "./commands/create.js";
+import { diffCommand } from "./commands/diff.js";
 import { getCommand } from "./commands/get.js";
 import { infoCommand } from "./commands/info.js";
+import { rmCommand } from "./commands/rm.js";
 import { serveCommand } from "./commands/serve.js";
 import { setCommand } from "./commands/set.js";
 import { treeCommand } from "./commands/tree.js";
 import { verifyCommand } from "./commands/verify.js";
 import { STORE_FLAGS } from "./flags.js";
+import { didYouMean } from "./suggest.js";
 
 /** Every subcommand, in help order. */
 export const COMMANDS: readonly Command[] = [
@@ -26,6 +31,10 @@ export const COMMANDS: readonly Command[] = [
   createCommand,
   copyCommand,
   verifyCommand,
+  diffCommand,
+  consolidateCommand,
+  rmCommand,
+  attrsCommand,
   serveCommand,
 ];
 
@@ -117,22 +126,20 @@ export async function main(
       options: ALL_OPTIONS,
     }).positionals[0];
     const command = COMMANDS.find((c) => c.name === name);
-    if (name !== undefined && name !== "help" && command === undefined)
-      throw new UsageError(
-        `unknown command "${name}" (commands: ${COMMANDS.map((c) => c.name).join(", ")})`,
-      );
-    const { values, positionals } = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { ...GLOBAL_OPTIONS, ...(command ? { ...STORE_FLAGS, ...command.options } : {}) },
-    });
+    if (name !== undefined && name !== "help" && command === undefined) throw unknownCommand(name);
+    const options = {
+      ...GLOBAL_OPTIONS,
+      ...(command ? { ...STORE_FLAGS, ...command.options } : {}),
+    };
+    const { values, positionals } = parseStrict(argv, options, command);
     if (values.version) {
       io.out(version());
       return 0;
     }
     if (name === "help") {
-      const topic = COMMANDS.find((c) => c.name === positionals[1]);
+      const topicName = positionals[1];
+      const topic = COMMANDS.find((c) => c.name === topicName);
+      if (topicName !== undefined && topic === undefined) throw unknownCommand(topicName);
       io.out(topic?.help ?? mainHelp());
       return 0;
     }
@@ -177,11 +184,73 @@ export async function main(
     const prefix = io.color ? "\x1b[31mzarr:\x1b[39m" : "zarr:";
     io.err(`${prefix} ${kind}${message.split("\n")[0]}`);
     if (usage && message.includes("\n")) io.err(message.slice(message.indexOf("\n") + 1));
+    const hint = ran ? hintFor(e) : undefined;
+    if (hint !== undefined) io.err(hint);
     if (debug && e instanceof Error && e.stack) io.err(e.stack);
     return usage ? 1 : 2;
   } finally {
     if (ran) await (await import("./stores.js")).closeOpenedStores();
   }
+}
+
+function unknownCommand(name: string): UsageError {
+  const names = COMMANDS.map((c) => c.name);
+  return new UsageError(
+    `unknown command "${name}"${didYouMean(name, names)}; commands: ${names.join(", ")}`,
+  );
+}
+
+type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+/**
+ * Parses `argv` against the options of `command` (strictly), turning Node's
+ * parse errors into usage errors in the CLI's words, with a suggestion for a
+ * mistyped option.
+ */
+function parseStrict(
+  argv: string[],
+  options: OptionSpec,
+  command: Command | undefined,
+): { values: Values; positionals: string[] } {
+  try {
+    const parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+    return { values: parsed.values as Values, positionals: parsed.positionals };
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    const message = e instanceof Error ? e.message : String(e);
+    const where = command ? `zarr ${command.name}` : "zarr";
+    const help = command ? `'zarr ${command.name} --help'` : "'zarr --help'";
+    const unknown = /Unknown option '([^']+)'/.exec(message)?.[1];
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && unknown !== undefined) {
+      const names = Object.keys(options).map((n) => `--${n}`);
+      const typed = unknown.startsWith("--") ? unknown : unknown.replace(/^-+/, "--");
+      throw new UsageError(
+        `unknown option ${unknown} for ${where}${didYouMean(typed, names, "")}; ${help} lists the options`,
+      );
+    }
+    const option = /Option '(?:-\w, )?(--[\w-]+)/.exec(message)?.[1];
+    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option !== undefined) {
+      const takesValue = options[option.slice(2)]?.type === "string";
+      throw new UsageError(
+        takesValue
+          ? `option ${option} needs a value (${option} VALUE or ${option}=VALUE)`
+          : `option ${option} takes no value`,
+      );
+    }
+    throw new UsageError(`${message.split(". ")[0]}; ${help} shows the usage`);
+  }
+}
+
+/**
+ * A second line for errors whose fix is not in their message: a store that
+ * cannot list (HTTP) when a command needs to walk a hierarchy.
+ */
+function hintFor(e: unknown): string | undefined {
+  if (!(e instanceof Error) || e.name !== "StoreCapabilityError") return undefined;
+  if (/\blist/i.test(e.message)) {
+    return "hint: this store cannot list its keys (plain HTTP cannot): open a path below it (an array or group path as the second argument), or run 'zarr consolidate' on the hierarchy where it is written, so that one read lists it";
+  }
+  return undefined;
 }
 
 /** Whether `e` is one of the library's errors. */

@@ -11,6 +11,8 @@ import "@zarr/store-http/register";
 import "@zarr/store-zip/register";
 import "@zarr/store-s3/register";
 import "@zarr/store-gcs/register";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { type AnyStore, openStore } from "@zarr/core";
 import { parseStoreUrl } from "@zarr/core/store";
 import type { StoreFlags } from "./flags.js";
@@ -76,8 +78,18 @@ export function storeOptions(
 /** Stores opened by {@link openStoreArg} that hold resources (file handles). */
 const opened = new Set<{ close(): Promise<void> }>();
 
-/** Opens the store named on the command line (see `openStore` in @zarr/core). */
-export async function openStoreArg(arg: string, flags: StoreFlags = {}): Promise<AnyStore> {
+/**
+ * Opens the store named on the command line (see `openStore` in @zarr/core).
+ * A local path that does not exist is an error saying so (a store on it
+ * would read as empty: "no array or group at /"), unless `create` says the
+ * command makes it.
+ */
+export async function openStoreArg(
+  arg: string,
+  flags: StoreFlags = {},
+  { create = false }: { create?: boolean } = {},
+): Promise<AnyStore> {
+  if (!create) requireLocalPath(arg);
   const store = await openStore(arg, storeOptions(arg, flags));
   const closable = store as Partial<{ close(): Promise<void> }>;
   if (typeof closable.close === "function") opened.add(closable as { close(): Promise<void> });
@@ -89,4 +101,19 @@ export async function closeOpenedStores(): Promise<void> {
   const stores = [...opened];
   opened.clear();
   await Promise.allSettled(stores.map((s) => s.close()));
+}
+
+/** A path given for a local store (a plain path or a `file:` URL), or `undefined` for other URLs. */
+function localPath(arg: string): string | undefined {
+  const { scheme } = parseStoreUrl(arg);
+  if (scheme !== "file") return undefined;
+  return /^file:/i.test(arg) ? fileURLToPath(arg) : arg;
+}
+
+/** Throws when `arg` names a local path that does not exist. */
+function requireLocalPath(arg: string): void {
+  const path = localPath(arg);
+  if (path !== undefined && !existsSync(path)) {
+    throw new Error(`${JSON.stringify(arg)} does not exist (no such file or directory)`);
+  }
 }

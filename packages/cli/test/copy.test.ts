@@ -361,7 +361,7 @@ describe("--resume after SIGKILL, and --part processes", () => {
 
     const verify = await run("verify", dst);
     expect(verify.code).toBe(0);
-    expect(verify.out).toMatch(new RegExp(`^ok: ${rows} chunks in 1 arrays decoded`));
+    expect(verify.out).toMatch(new RegExp(`^ok: ${rows} chunks in 1 array decoded`));
     const a = await (await openArray(new FileSystemStore(src), "x")).get();
     const b = await (await openArray(new FileSystemStore(dst), "x")).get();
     expect(

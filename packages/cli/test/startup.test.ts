@@ -29,6 +29,10 @@ describe("zarr start-up loads no library code", () => {
     ["help", "copy"],
     ["copy", "--help"],
     ["info", "-h"],
+    ["diff", "--help"],
+    ["consolidate", "--help"],
+    ["rm", "--help"],
+    ["attrs", "-h"],
     ["--version"],
   ])("zarr %s", (...args) => {
     const r = zarr(...args);

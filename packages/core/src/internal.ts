@@ -37,6 +37,7 @@ export {
   int16,
   int32,
   int64,
+  knownDataTypeNames,
   MAX_RAW_BITS,
   MAX_VALUE_ARRAY_LENGTH,
   RawDataType,

@@ -24,6 +24,16 @@ options:
                      crc32c); identical chunks are skipped, others rewritten
   --part i/N         copy only part i (0-based) of N disjoint, shard-aligned parts;
                      part 0 writes the metadata (see below)
+  --part auto        the part of a job array this task is, from its scheduler's
+                     environment (see below)
+  --parts N          with --part auto: the number of parts, for schedulers that do not
+                     tell their tasks (Kubernetes, AWS Batch; or set ZARR_COPY_PARTS)
+  --plan             print how the copy splits into parts (N from --part i/N, --part
+                     auto or --parts; chunks and decoded bytes per part) and copy
+                     nothing; with --json as JSON
+  --json             print the summary as JSON (part, parts, arrays, groups, chunks,
+                     written, unchanged, rewritten, empty, data_bytes, stored_bytes,
+                     seconds); with --plan, the partition
   --metadata-only    write the destination metadata and no data
   --no-metadata      write data only (metadata written by another process)
   --consolidate      write consolidated metadata for a group (v3 inline, v2 .zmetadata);
@@ -42,19 +52,30 @@ so parts need no coordination; part 0 writes the metadata (or run
 'zarr copy --metadata-only' first and give every part --no-metadata). Rerun a
 failed part with --resume.
 
+Job arrays: with --part auto each task reads its part from the environment:
+  Kubernetes Indexed Job  JOB_COMPLETION_INDEX, with --parts N (the Job's completions)
+  AWS Batch array job     AWS_BATCH_JOB_ARRAY_INDEX, with --parts N (the array size)
+  GCP Batch               BATCH_TASK_INDEX and BATCH_TASK_COUNT
+  Slurm job array         SLURM_ARRAY_TASK_ID, _MIN, _STEP and _COUNT
+
 ${STORE_HELP}
 
 examples:
   zarr copy data.zarr s3://bucket/data.zarr
   zarr copy v2.zarr v3.zarr --format 3 --shards 1000,1000 --chunks 100,100 --compressor zstd:3
   zarr copy data.zarr out.zarr --path temperature --chunks 1,720,1440 --order F
-  zarr copy gs://src/data.zarr s3://dst/data.zarr --part 3/16 --resume`,
+  zarr copy gs://src/data.zarr s3://dst/data.zarr --part 3/16 --resume
+  zarr copy s3://src/v2.zarr s3://dst/v3.zarr --format 3 --part auto --parts 16 --resume
+  zarr copy s3://src/v2.zarr s3://dst/v3.zarr --format 3 --shards 4,720,1440 --parts 16 --plan`,
   options: {
     path: { type: "string" },
     to: { type: "string" },
     overwrite: { type: "boolean" },
     resume: { type: "boolean" },
     part: { type: "string" },
+    parts: { type: "string" },
+    plan: { type: "boolean" },
+    json: { type: "boolean" },
     "metadata-only": { type: "boolean" },
     "no-metadata": { type: "boolean" },
     consolidate: { type: "boolean" },

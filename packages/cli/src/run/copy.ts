@@ -5,6 +5,8 @@ import { resolveStore } from "@zarr/core/store";
 import { createZipFileStore } from "@zarr/store-zip/node";
 import { flag, type Io, str, type Values } from "../command.js";
 import { DEFAULT_JOBS } from "../commands/copy.js";
+import { partFromEnvironment } from "../copy/job-array.js";
+import { type PartPlan, partition } from "../copy/partition.js";
 import { planCopy, writePlanMetadata } from "../copy/plan.js";
 import { elementBytes, type TransferStats, transfer } from "../copy/transfer.js";
 import { planUnits } from "../copy/units.js";
@@ -23,6 +25,46 @@ function parsePart(text: string): [number, number] {
   if (!m || !(n >= 1) || !(i < n))
     throw new UsageError(`--part must be i/N with 0 <= i < N (e.g. 0/4), got "${text}"`);
   return [i, n];
+}
+
+/**
+ * The part this process copies: `--part i/N`, `--part auto` (from a job
+ * array's environment, with `--parts N` where the scheduler gives no count),
+ * or the whole copy.
+ */
+function partOption(values: Values, io: Io): [number, number] {
+  const text = str(values, "part");
+  const partsText = str(values, "parts");
+  if (text?.trim() !== "auto") {
+    if (partsText !== undefined) {
+      if (text !== undefined || !flag(values, "plan"))
+        throw new UsageError("--parts N goes with --part auto or --plan");
+      return [0, parseCount(partsText, "--parts", 1)];
+    }
+    return text === undefined ? [0, 1] : parsePart(text);
+  }
+  const given = partsText === undefined ? undefined : parseCount(partsText, "--parts", 1);
+  const found = partFromEnvironment(io.env, given);
+  io.err(`zarr: note: --part auto: part ${found.part}/${found.parts} from ${found.source}`);
+  return [found.part, found.parts];
+}
+
+/** `--plan`: one line per part and a total, or JSON. */
+function printPartition(parts: PartPlan[], json: boolean, io: Io): void {
+  const chunks = parts.reduce((n, p) => n + p.chunks, 0);
+  const bytes = parts.reduce((n, p) => n + p.bytes, 0);
+  if (json) {
+    io.out(JSON.stringify({ parts: parts.length, chunks, bytes, per_part: parts }, null, 2));
+    return;
+  }
+  for (const p of parts) {
+    io.out(
+      `part ${p.part}/${parts.length}: ${p.chunks} chunk${p.chunks === 1 ? "" : "s"}, ${formatBytes(p.bytes)}`,
+    );
+  }
+  io.out(
+    `total: ${chunks} chunk${chunks === 1 ? "" : "s"}, ${formatBytes(bytes)} in ${parts.length} part${parts.length === 1 ? "" : "s"}`,
+  );
 }
 
 /** Whether two store arguments name the same place (paths compared after resolving). */
@@ -51,6 +93,31 @@ function summary(stats: TransferStats, arrays: number, groups: number, seconds: 
   );
 }
 
+/** `--json`: the summary with numbers as numbers (schema in docs/cli.md). */
+function summaryJson(
+  stats: TransferStats,
+  arrays: number,
+  groups: number,
+  seconds: number,
+  part: number,
+  parts: number,
+): Record<string, number> {
+  return {
+    part,
+    parts,
+    arrays,
+    groups,
+    chunks: stats.units,
+    written: stats.written,
+    unchanged: stats.verified,
+    rewritten: stats.replaced,
+    empty: stats.empty,
+    data_bytes: stats.dataBytes,
+    stored_bytes: stats.storedBytes,
+    seconds: Number(seconds.toFixed(3)),
+  };
+}
+
 /** Runs `zarr copy` (its options are described by the command in `commands/copy.ts`). */
 export async function run(
   [srcArg, dstArg]: string[],
@@ -60,8 +127,7 @@ export async function run(
   const started = performance.now();
   const srcPath = (str(values, "path") ?? "").replace(/^\/+|\/+$/g, "");
   const dstPath = (str(values, "to") ?? srcPath).replace(/^\/+|\/+$/g, "");
-  const [part, parts] =
-    str(values, "part") === undefined ? [0, 1] : parsePart(str(values, "part")!);
+  const [part, parts] = partOption(values, io);
   const partMode = str(values, "part") !== undefined;
   const resume = flag(values, "resume");
   const overwrite = flag(values, "overwrite");
@@ -88,6 +154,19 @@ export async function run(
     );
   const storeFlags = values as StoreFlags;
   const src = resolveStore(await openStoreArg(srcArg, storeFlags));
+  if (flag(values, "plan")) {
+    // The partition only: nothing is written, the destination is not opened.
+    const root = await open(src, srcPath, { signal: io.signal });
+    const plan = await planCopy(
+      root,
+      dstPath,
+      values,
+      (s) => io.err(`zarr: note: ${s}`),
+      io.signal,
+    );
+    printPartition(await partition(plan, parts, io.signal), flag(values, "json"), io);
+    return 0;
+  }
   // A new local .zip file: written as a stream (each chunk once), closed at the end.
   const zipOut = !/^[a-z][a-z0-9+.-]+:/i.test(dstArg) && /\.zip$/i.test(dstArg);
   if (zipOut) {
@@ -101,7 +180,7 @@ export async function run(
   const dst = resolveStore(
     zipOut
       ? createZipFileStore(dstArg, { compress: false })
-      : await openStoreArg(dstArg, storeFlags),
+      : await openStoreArg(dstArg, storeFlags, { create: true }),
   );
   const root = await open(src, srcPath, { signal: io.signal });
   const plan = await planCopy(root, dstPath, values, (s) => io.err(`zarr: note: ${s}`), io.signal);
@@ -183,11 +262,12 @@ export async function run(
   }
   const close = (dst.inner as { close?: () => Promise<void> }).close;
   if (typeof close === "function") await close.call(dst.inner);
-  if (!flag(values, "quiet")) {
+  const seconds = (performance.now() - started) / 1000;
+  if (flag(values, "json")) {
+    io.out(JSON.stringify(summaryJson(stats, plan.arrays.length, groups, seconds, part, parts)));
+  } else if (!flag(values, "quiet")) {
     const prefix = partMode ? `part ${part}/${parts}: ` : "";
-    io.out(
-      prefix + summary(stats, plan.arrays.length, groups, (performance.now() - started) / 1000),
-    );
+    io.out(prefix + summary(stats, plan.arrays.length, groups, seconds));
     if (jobs < jobsWanted)
       io.out(`(ran ${jobs} chunks at a time to stay within --max-memory ${formatBytes(memory)})`);
   }

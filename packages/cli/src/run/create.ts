@@ -6,9 +6,10 @@ import {
   type FillValue,
   type JsonObject,
   type JsonValue,
+  NotRegisteredError,
   type Store,
 } from "@zarr/core";
-import { parseJson, resolveDataType } from "@zarr/core/internal";
+import { knownDataTypeNames, parseJson, resolveDataType } from "@zarr/core/internal";
 import { resolveStore } from "@zarr/core/store";
 import { createArrayV2, createGroupV2, parseV2DType } from "@zarr/v2-compat";
 import { flag, type Io, str, type Values } from "../command.js";
@@ -21,6 +22,7 @@ import {
   writeLayout,
 } from "../layout.js";
 import { openStoreArg, type StoreFlags } from "../stores.js";
+import { didYouMean } from "../suggest.js";
 import { parseIntList, parseJsonOption, UsageError } from "../usage.js";
 
 function objectOption(text: string | undefined, option: string): JsonObject {
@@ -144,7 +146,7 @@ export async function run(
   values: Values,
   io: Io,
 ): Promise<number | undefined> {
-  const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags));
+  const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags, { create: true }));
   const overwrite = flag(values, "overwrite");
   const attributes = objectOption(str(values, "attrs"), "--attrs");
   const metadataFile = str(values, "metadata");
@@ -197,7 +199,7 @@ export async function run(
     endianFromTypestr = parsed.endian;
     dataTypeJson = parsed.dataType.toJSON();
   }
-  const dataType = resolveDataType(dataTypeJson, "--dtype");
+  const dataType = dataTypeOption(dataTypeJson);
   const dimensionNames = str(values, "dimension-names")?.split(",");
   if (dimensionNames && dimensionNames.length !== shape.length)
     throw new UsageError(
@@ -223,4 +225,17 @@ export async function run(
   await writeLayout(store, path, layout, { overwrite, note: (s) => io.err(`zarr: note: ${s}`) });
   io.out(`created array /${path}`);
   return 0;
+}
+
+/** The data type `--dtype` names; an unknown name is a usage error with a suggestion. */
+function dataTypeOption(json: JsonValue): DataType {
+  try {
+    return resolveDataType(json, "--dtype");
+  } catch (e) {
+    if (!(e instanceof NotRegisteredError) || typeof json !== "string") throw e;
+    const names = knownDataTypeNames();
+    throw new UsageError(
+      `--dtype: unknown data type "${json}"${didYouMean(json, names)}; known: ${names.join(", ")}`,
+    );
+  }
 }

@@ -33,8 +33,10 @@ async function info(
     out(JSON.stringify(report, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2));
     return;
   }
-  const width = Math.max(...Object.keys(report).map((k) => k.length));
-  for (const [k, v] of Object.entries(report)) {
+  const { grid_chunks: grid, ...shown } = report;
+  if (grid !== undefined) shown.stored_chunks = `${report.stored_chunks} of ${grid}`;
+  const width = Math.max(...Object.keys(shown).map((k) => k.length));
+  for (const [k, v] of Object.entries(shown)) {
     const text =
       typeof v === "string"
         ? v
@@ -88,7 +90,10 @@ async function arrayInfo(array: ZarrArray): Promise<Record<string, unknown>> {
     }
     await sizes();
     const itemSize = array.dataType.itemSize;
-    report.stored_chunks = `${chunks} of ${exactCount(array.gridShape)}`;
+    const grid = exactCount(array.gridShape);
+    report.stored_chunks = chunks;
+    // A number while exact (grids past 2^53 chunks are decimal strings).
+    report.grid_chunks = grid <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(grid) : grid.toString();
     report.stored_bytes = bytes;
     if (itemSize !== null && bytes > 0) {
       const raw = chunks * array.chunkShape.reduce((a, b) => a * b, 1) * itemSize;

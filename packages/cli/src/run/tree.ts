@@ -1,6 +1,6 @@
 import { type HierarchyNode, NodeNotFoundError, open } from "@zarr/core";
 import { resolveStore } from "@zarr/core/store";
-import { type Io, str, type Values } from "../command.js";
+import { flag, type Io, str, type Values } from "../command.js";
 import { openStoreArg, type StoreFlags } from "../stores.js";
 import { parseCount } from "../usage.js";
 
@@ -13,8 +13,52 @@ export async function run(
   const depthText = str(values, "depth");
   const depth =
     depthText === undefined ? Number.POSITIVE_INFINITY : parseCount(depthText, "--depth");
+  if (flag(values, "json")) {
+    const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags));
+    io.out(JSON.stringify(await treeJson(await open(store, path), depth), null, 2));
+    return 0;
+  }
   await tree(storeArg, path, depth, io.out, values as StoreFlags);
   return 0;
+}
+
+/** One node of `zarr tree --json` (the schema is in docs/cli.md). */
+export interface TreeJson {
+  path: string;
+  node_type: "array" | "group";
+  zarr_format: number;
+  shape?: number[];
+  data_type?: unknown;
+  implicit?: boolean;
+  children?: (TreeJson | { path: string; error: string })[];
+}
+
+/** `node` and, for groups, its children down to `depth` levels, as JSON. */
+async function treeJson(node: HierarchyNode, depth: number): Promise<TreeJson> {
+  const path = `/${node.path}`;
+  if (node.kind === "array") {
+    return {
+      path,
+      node_type: "array",
+      zarr_format: node.zarrFormat,
+      shape: [...node.shape],
+      data_type: node.dataType.toJSON(),
+    };
+  }
+  const json: TreeJson = { path, node_type: "group", zarr_format: node.zarrFormat };
+  if (node.implicit) json.implicit = true;
+  if (depth < 1) return json;
+  json.children = [];
+  for (const childName of await node.childNames()) {
+    try {
+      json.children.push(await treeJson(await node.get(childName), depth - 1));
+    } catch (e) {
+      if (e instanceof NodeNotFoundError) continue;
+      const childPath = `${path === "/" ? "" : path}/${childName}`;
+      json.children.push({ path: childPath, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+  return json;
 }
 
 function describe(node: HierarchyNode): string {

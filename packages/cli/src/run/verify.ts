@@ -86,9 +86,14 @@ function print(report: VerifyReport, io: Io, json: boolean): void {
   for (const k of report.unexpected) io.out(`${red(io, "unexpected")}  ${k}`);
   const ok = report.corrupt.length === 0 && report.unexpected.length === 0;
   io.out(
-    `${ok ? green(io, "ok") : red(io, "FAILED")}: ${report.chunks} chunks in ${report.arrays} arrays decoded; ` +
-      `${report.corrupt.length} corrupt, ${report.unexpected.length} unexpected keys`,
+    `${ok ? green(io, "ok") : red(io, "FAILED")}: ${count(report.chunks, "chunk")} in ${count(report.arrays, "array")} decoded; ` +
+      `${report.corrupt.length} corrupt, ${count(report.unexpected.length, "unexpected key")}`,
   );
+}
+
+/** `1 chunk`, `2 chunks`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
 }
 
 /** Runs `zarr verify` (its options are described by the command in `commands/verify.ts`). */

@@ -143,6 +143,14 @@ const BUILTINS: ReadonlyMap<string, DataType> = /* @__PURE__ */ new Map<string, 
   ].map((dt) => [dt.name, dt]),
 );
 
+/**
+ * Names of the data types this process knows: the built-in ones (without the
+ * `r<N>` family) and those registered (for messages that list or suggest names).
+ */
+export function knownDataTypeNames(): string[] {
+  return [...BUILTINS.keys(), ...dataTypeRegistry.names()];
+}
+
 const rawCache = new Map<number, RawDataType>();
 const RAW_NAME = /^r([0-9]+)$/;
 
