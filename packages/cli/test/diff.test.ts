@@ -2,7 +2,7 @@
 // and values (slab by slab, in bounded memory), metadata differences that do
 // not count (a v2 → v3 copy), NaN and tolerance, --json, exit codes.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -310,6 +310,62 @@ describe("a v2 array and its v3 copy made by zarr copy", () => {
     const one = await run("diff", src, dst, "--path", "t");
     expect(one.code).toBe(1);
     expect(one.out).toMatch(/^differ {5}\/t \[13, 11\] float64: 1 of 143 elements differ$/m);
+  });
+});
+
+describe("dimension names across formats", () => {
+  it("a v2 array's _ARRAY_DIMENSIONS is its v3 copy's dimension_names, not an attribute difference", async () => {
+    const src = fresh();
+    const made = await run(
+      "create",
+      src,
+      "t",
+      "--format",
+      "2",
+      "--shape",
+      "4,6",
+      "--dtype",
+      "float32",
+      "--dimension-names",
+      "y,x",
+      "--attrs",
+      '{"units": "K"}',
+    );
+    expect(made.code, made.err).toBe(0);
+    // zarr-python and xarray keep v2 dimension names as this attribute.
+    const zattrs = JSON.parse(readFileSync(join(src, "t", ".zattrs"), "utf8"));
+    expect(zattrs._ARRAY_DIMENSIONS).toEqual(["y", "x"]);
+    const dst = fresh();
+    expect((await run("copy", src, dst, "--format", "3", "-q")).code).toBe(0);
+    const same = await diffJson(src, dst);
+    expect(same.code, JSON.stringify(same.report)).toBe(0);
+    // Other names are a note (not counted), other attributes a difference.
+    const renamed = fresh();
+    expect(
+      (
+        await run(
+          "create",
+          renamed,
+          "t",
+          "--shape",
+          "4,6",
+          "--dtype",
+          "float32",
+          "--dimension-names",
+          "lat,lon",
+          "--attrs",
+          '{"units": "K"}',
+        )
+      ).code,
+    ).toBe(0);
+    const r = await diffJson(src, renamed, "--path", "t");
+    expect(r.code).toBe(0);
+    const node = r.report.nodes.find((n: { path: string }) => n.path === "");
+    expect(node.notes).toContainEqual({
+      field: "dimension_names",
+      a: ["y", "x"],
+      b: ["lat", "lon"],
+    });
   });
 });
 

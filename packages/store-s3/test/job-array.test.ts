@@ -145,6 +145,9 @@ describe.skipIf(!server)("zarr copy --part auto: an indexed job on S3", () => {
     // One process, the reference.
     const single = zarr(["copy", src, `s3://${bucket}/single.zarr`, ...layout]);
     expect((await single.done).code, single.err()).toBe(0);
+    const diff = zarr(["diff", dst, `s3://${bucket}/single.zarr`]);
+    expect((await diff.done).code, diff.out() + diff.err()).toBe(0);
+    expect(diff.out()).toMatch(/\nsame: 2 nodes, 1 array, 262144 elements compared\n$/);
     // The values, read back by the CLI (which has every codec).
     for (const name of ["job", "single"]) {
       const out = join(dir, `${name}.bin`);

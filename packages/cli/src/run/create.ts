@@ -142,10 +142,12 @@ async function createFromDocument(
 
 /** Runs `zarr create` (its options are described by the command in `commands/create.ts`). */
 export async function run(
-  [storeArg, path]: string[],
+  [storeArg, pathArg]: string[],
   values: Values,
   io: Io,
 ): Promise<number | undefined> {
+  // "/", "a/" and "/a" name the root and "a" (messages print "/" + path).
+  const path = pathArg.replace(/^\/+|\/+$/g, "");
   const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags, { create: true }));
   const overwrite = flag(values, "overwrite");
   const attributes = objectOption(str(values, "attrs"), "--attrs");

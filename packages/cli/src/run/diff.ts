@@ -301,6 +301,22 @@ function attributeKeys(a: Record<string, unknown>, b: Record<string, unknown>): 
     .sort();
 }
 
+/**
+ * An array's attributes and dimension names as a conversion keeps them: a v2
+ * array's `_ARRAY_DIMENSIONS` attribute (xarray's convention) is its dimension
+ * names, which Zarr v3 holds in `dimension_names` (`zarr copy` moves it there).
+ */
+function withDimensionNames(array: ZarrArray): {
+  attrs: Record<string, unknown>;
+  dimensionNames: unknown;
+} {
+  const { _ARRAY_DIMENSIONS: named, ...rest } = array.attrs as Record<string, unknown>;
+  if (array.zarrFormat === 2 && named !== undefined && array.dimensionNames === undefined) {
+    return { attrs: rest, dimensionNames: named };
+  }
+  return { attrs: array.attrs, dimensionNames: array.dimensionNames ?? null };
+}
+
 function note(notes: Note[], field: string, a: unknown, b: unknown): void {
   if (!jsonEqual(a, b)) notes.push({ field, a: plain(a), b: plain(b) });
 }
@@ -319,7 +335,8 @@ async function compareArrays(
     a.dataType.name === b.dataType.name && jsonEqual(a.dataType.toJSON(), b.dataType.toJSON());
   if (!sameShape) differences.push("shape");
   if (!sameType) differences.push("data_type");
-  const keys = attributeKeys(a.attrs, b.attrs);
+  const [left, right] = [withDimensionNames(a), withDimensionNames(b)];
+  const keys = attributeKeys(left.attrs, right.attrs);
   if (keys.length > 0) differences.push("attributes");
   const notes: Note[] = [];
   note(notes, "zarr_format", a.zarrFormat, b.zarrFormat);
@@ -335,7 +352,7 @@ async function compareArrays(
     b.dataType.fillValueToJSON(b.fillValue),
   );
   note(notes, "chunk_key_encoding", a.metadata.chunk_key_encoding, b.metadata.chunk_key_encoding);
-  note(notes, "dimension_names", a.dimensionNames ?? null, b.dimensionNames ?? null);
+  note(notes, "dimension_names", left.dimensionNames, right.dimensionNames);
   const values = sameShape && sameType ? await compareValues(a, b, label, options) : null;
   if (values && values.differing > 0) differences.push("values");
   return {
