@@ -193,10 +193,25 @@ export async function main(
   }
 }
 
+/** Names other tools use for these commands. */
+const COMMAND_ALIASES: Readonly<Record<string, string>> = {
+  cp: "copy",
+  remove: "rm",
+  del: "rm",
+  delete: "rm",
+  ls: "tree",
+  list: "tree",
+  cat: "get",
+  show: "info",
+  inspect: "info",
+  check: "verify",
+  compare: "diff",
+};
+
 function unknownCommand(name: string): UsageError {
   const names = COMMANDS.map((c) => c.name);
   return new UsageError(
-    `unknown command "${name}"${didYouMean(name, names)}; commands: ${names.join(", ")}`,
+    `unknown command "${name}"${didYouMean(name, names, '"', COMMAND_ALIASES)}; commands: ${names.join(", ")}`,
   );
 }
 
@@ -233,7 +248,7 @@ function parseStrict(
       const takesValue = options[option.slice(2)]?.type === "string";
       throw new UsageError(
         takesValue
-          ? `option ${option} needs a value (${option} VALUE or ${option}=VALUE)`
+          ? `option ${option} needs a value (${option} VALUE or ${option}=VALUE; a value starting with "-" as ${option}=-1)`
           : `option ${option} takes no value`,
       );
     }

@@ -25,7 +25,7 @@ export function editDistance(a: string, b: string): number {
 
 /**
  * The candidate closest to `word` (case-insensitive), when it is close enough
- * to be a likely typo: at most one edit per three characters (at least one),
+ * to be a likely typo: at most one edit per four characters (at least one),
  * or `word` is the start of exactly one candidate. `undefined` otherwise.
  */
 export function closest(word: string, candidates: readonly string[]): string | undefined {
@@ -40,13 +40,26 @@ export function closest(word: string, candidates: readonly string[]): string | u
       bestDistance = distance;
     }
   }
-  if (best !== undefined && bestDistance <= Math.max(1, Math.floor(w.length / 3))) return best;
+  if (best !== undefined && bestDistance <= Math.max(1, Math.floor(w.length / 4))) return best;
   const starts = candidates.filter((c) => c.toLowerCase().startsWith(w));
   return starts.length === 1 ? starts[0] : undefined;
 }
 
-/** ` (did you mean "X"?)` for the likely intended candidate, or "" when there is none. */
-export function didYouMean(word: string, candidates: readonly string[], quote = '"'): string {
-  const match = closest(word, candidates);
+/**
+ * ` (did you mean "X"?)` for the likely intended candidate, or "" when there
+ * is none. `aliases` maps other names people use (`cp`, numpy's `f8`) to one
+ * of the candidates.
+ */
+export function didYouMean(
+  word: string,
+  candidates: readonly string[],
+  quote = '"',
+  aliases: Readonly<Record<string, string>> = {},
+): string {
+  const alias = Object.hasOwn(aliases, word.toLowerCase())
+    ? aliases[word.toLowerCase()]
+    : undefined;
+  const match =
+    alias !== undefined && candidates.includes(alias) ? alias : closest(word, candidates);
   return match === undefined ? "" : ` (did you mean ${quote}${match}${quote}?)`;
 }

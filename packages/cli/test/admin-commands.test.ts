@@ -375,3 +375,54 @@ print(json.dumps({"arrays": sorted(arrays), "attrs": root["a"].attrs.asdict()}))
     expect(consolidated).toEqual({ units: "m", scale: 3, note: "é" });
   });
 });
+
+describe("found by an attack on the CLI", () => {
+  it("attrs of a v2 node reads its .zattrs, not a stale .zmetadata copy", async () => {
+    const path = await v2Hierarchy();
+    expect((await run("consolidate", path)).code).toBe(0);
+    // Another writer changes .zattrs and leaves .zmetadata behind.
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(path, "a", ".zattrs"), JSON.stringify({ units: "m", scale: 1, k: 1 }));
+    expect(JSON.parse((await run("attrs", path, "a")).out)).toEqual({ units: "m", scale: 1, k: 1 });
+    const merged = await run("attrs", path, "a", "--merge", '{"z": 2}');
+    expect(merged.code, merged.err).toBe(0);
+    expect(json(path, "a/.zattrs")).toEqual({ units: "m", scale: 1, k: 1, z: 2 });
+  });
+
+  it('a v2 attribute named "__proto__" is written as data, not dropped', async () => {
+    const path = await v2Hierarchy();
+    const r = await run("attrs", path, "a", "--merge", '{"__proto__": {"p": 1}, "z": 1}');
+    expect(r.code, r.err).toBe(0);
+    const stored = json(path, "a/.zattrs");
+    expect(Object.hasOwn(stored, "__proto__")).toBe(true);
+    expect(stored.__proto__).toEqual({ p: 1 });
+    expect(stored.z).toBe(1);
+  });
+
+  it("rm refuses a path with an empty segment before erasing anything", async () => {
+    const path = await v2Hierarchy();
+    const before = await run("tree", path);
+    const r = await run("rm", path, "--path", "g//b");
+    expect(r.code).toBe(1);
+    expect(r.err).toBe(
+      'zarr: usage: --path "g//b" is not a node path (an empty, "." or ".." segment)',
+    );
+    expect((await run("tree", path)).out).toBe(before.out);
+  });
+
+  it("info adds up every stored chunk's bytes", async () => {
+    const path = join(dir, `sizes-${counter++}.zarr`);
+    const a = await createArray(new FileSystemStore(path), "a", {
+      shape: [30],
+      chunkShape: [10],
+      dataType: "float64",
+    });
+    await a.set(
+      null,
+      Float64Array.from({ length: 30 }, (_, i) => i),
+    );
+    const info = JSON.parse((await run("info", path, "a", "--json")).out);
+    expect(info.stored_chunks).toBe(3);
+    expect(info.stored_bytes).toBe(3 * 10 * 8);
+  });
+});

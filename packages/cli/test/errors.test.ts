@@ -35,6 +35,26 @@ describe("suggestions", () => {
     expect(closest("frobnicate", names)).toBeUndefined();
     expect(closest("cr", names)).toBe("create");
     expect(closest("s", names)).toBeUndefined(); // set and serve
+    expect(closest("int128", ["int8", "int16", "int64"])).toBeUndefined(); // not int8
+  });
+
+  it("names other tools use get their counterpart", async () => {
+    expect((await run("cp", "a", "b")).err).toMatch(
+      /^zarr: usage: unknown command "cp" \(did you mean "copy"\?\)/,
+    );
+    expect((await run("remove")).err).toMatch(/\(did you mean "rm"\?\)/);
+    const f8 = await run("create", join(dir, "f8.zarr"), "a", "--shape", "2", "--dtype", "f8");
+    expect(f8.err).toMatch(/unknown data type "f8" \(did you mean "float64"\?\)/);
+    const complex = await run(
+      "create",
+      join(dir, "c.zarr"),
+      "a",
+      "--shape",
+      "2",
+      "--dtype",
+      "complex",
+    );
+    expect(complex.err).toMatch(/\(did you mean "complex128"\?\)/);
   });
 });
 
@@ -70,7 +90,13 @@ describe("usage errors (exit 1) in the CLI's words", () => {
     const missing = await run("tree", example, "--depth");
     expect(missing).toMatchObject({ code: 1 });
     expect(missing.err).toBe(
-      "zarr: usage: option --depth needs a value (--depth VALUE or --depth=VALUE)",
+      'zarr: usage: option --depth needs a value (--depth VALUE or --depth=VALUE; a value starting with "-" as --depth=-1)',
+    );
+    // A negative value looks like an option to the parser: the message says how to give it.
+    const negative = await run("set", example, "temperature", "--value", "-5");
+    expect(negative.code).toBe(1);
+    expect(negative.err).toBe(
+      'zarr: usage: option --value needs a value (--value VALUE or --value=VALUE; a value starting with "-" as --value=-1)',
     );
     const flagged = await run("info", example, "--json=yes");
     expect(flagged.code).toBe(1);
@@ -132,6 +158,20 @@ describe("a store that cannot list", () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("a v2 group over HTTP without .zmetadata: tree and copy fail with the hint, never a silent empty group", async () => {
+    const url = `${base}/weather.zarr/legacy`;
+    const tree = await run("tree", url);
+    expect(tree.code).toBe(2);
+    expect(tree.err).toMatch(
+      /cannot be listed \(it has no consolidated metadata, \.zmetadata\)\nhint: /,
+    );
+    const copy = await run("copy", url, join(dir, "legacy-copy.zarr"));
+    expect(copy.code).toBe(2);
+    expect(copy.err).toMatch(/\nhint: this store cannot list its keys/);
+    // A path below still opens: the hint's first way out.
+    expect((await run("info", url, "pressure")).code).toBe(0);
+  });
 
   it("tree over HTTP without consolidated metadata explains what to do", async () => {
     // The example hierarchy has no consolidated metadata: listing it needs a listing.

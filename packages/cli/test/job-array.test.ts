@@ -66,6 +66,18 @@ describe("the part of a job array, from the environment", () => {
     ).toMatchObject({ part: 0, parts: 3 });
   });
 
+  it("a count given by --parts or ZARR_COPY_PARTS must agree with the scheduler's own", () => {
+    const slurm = { SLURM_ARRAY_TASK_ID: "3", SLURM_ARRAY_TASK_COUNT: "4" };
+    expect(() => partFromEnvironment(slurm, 8)).toThrow(
+      /--parts says 8 parts but SLURM_ARRAY_TASK_COUNT=4: leave --parts out, or make them agree/,
+    );
+    expect(partFromEnvironment(slurm, 4)).toMatchObject({ part: 3, parts: 4 });
+    const gcp = { BATCH_TASK_INDEX: "2", BATCH_TASK_COUNT: "3", ZARR_COPY_PARTS: "5" };
+    expect(() => partFromEnvironment(gcp, undefined)).toThrow(
+      /ZARR_COPY_PARTS says 5 parts but BATCH_TASK_COUNT=3/,
+    );
+  });
+
   it("refuses no index, two schedulers that disagree, an index past the count, and junk", () => {
     expect(() => partFromEnvironment({}, 4)).toThrow(/no job-array index in the environment/);
     expect(() =>

@@ -53,6 +53,30 @@ function givenCount(
   return count;
 }
 
+/**
+ * The count a scheduler sets in `variable`; a usage error when `--parts` or
+ * {@link PARTS_VARIABLE} says otherwise (tasks would split the work into
+ * parts that do not cover it).
+ */
+function agreeingCount(
+  env: NodeJS.ProcessEnv,
+  partsOption: number | undefined,
+  variable: string,
+): number | undefined {
+  const scheduler = integer(env, variable);
+  for (const [given, what] of [
+    [partsOption, "--parts"],
+    [integer(env, PARTS_VARIABLE), PARTS_VARIABLE],
+  ] as const) {
+    if (given !== undefined && scheduler !== undefined && given !== scheduler) {
+      throw new UsageError(
+        `--part auto: ${what} says ${given} parts but ${variable}=${scheduler}: leave ${what} out, or make them agree`,
+      );
+    }
+  }
+  return scheduler ?? partsOption;
+}
+
 /** What each scheduler's variables say, when they are set. */
 function candidates(env: NodeJS.ProcessEnv, partsOption: number | undefined): JobArrayPart[] {
   const found: JobArrayPart[] = [];
@@ -68,7 +92,7 @@ function candidates(env: NodeJS.ProcessEnv, partsOption: number | undefined): Jo
   }
   const gcp = integer(env, "BATCH_TASK_INDEX");
   if (gcp !== undefined) {
-    const parts = partsOption ?? integer(env, "BATCH_TASK_COUNT");
+    const parts = agreeingCount(env, partsOption, "BATCH_TASK_COUNT");
     if (parts === undefined) {
       throw new UsageError(
         "--part auto: BATCH_TASK_INDEX is set (GCP Batch) but BATCH_TASK_COUNT is not: pass --parts N",
@@ -80,7 +104,7 @@ function candidates(env: NodeJS.ProcessEnv, partsOption: number | undefined): Jo
   if (slurm !== undefined) {
     const min = integer(env, "SLURM_ARRAY_TASK_MIN") ?? 0;
     const step = integer(env, "SLURM_ARRAY_TASK_STEP") ?? 1;
-    const parts = partsOption ?? integer(env, "SLURM_ARRAY_TASK_COUNT");
+    const parts = agreeingCount(env, partsOption, "SLURM_ARRAY_TASK_COUNT");
     if (parts === undefined) {
       throw new UsageError(
         "--part auto: SLURM_ARRAY_TASK_ID is set (Slurm job array) but SLURM_ARRAY_TASK_COUNT is not: pass --parts N",

@@ -16,6 +16,8 @@ import { parseBytes, parseCount, TooLargeError, UsageError } from "../usage.js";
 import { shardInnerShape } from "./info.js";
 
 const DEFAULT_MEMORY = 1024 * 2 ** 20;
+/** `--plan` plans each part as its process would (a listing each): a line per part, bounded. */
+const MAX_PLANNED_PARTS = 10_000;
 const READ_CONCURRENCY = 4;
 
 function parsePart(text: string): [number, number] {
@@ -156,6 +158,8 @@ export async function run(
   const src = resolveStore(await openStoreArg(srcArg, storeFlags));
   if (flag(values, "plan")) {
     // The partition only: nothing is written, the destination is not opened.
+    if (parts > MAX_PLANNED_PARTS)
+      throw new UsageError(`--plan lists at most ${MAX_PLANNED_PARTS} parts, got ${parts}`);
     const root = await open(src, srcPath, { signal: io.signal });
     const plan = await planCopy(
       root,

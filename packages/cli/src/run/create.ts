@@ -229,6 +229,32 @@ export async function run(
   return 0;
 }
 
+/** NumPy's and C's names for data types, for suggestions. */
+const DTYPE_ALIASES: Readonly<Record<string, string>> = {
+  b1: "bool",
+  i1: "int8",
+  i2: "int16",
+  i4: "int32",
+  i8: "int64",
+  u1: "uint8",
+  u2: "uint16",
+  u4: "uint32",
+  u8: "uint64",
+  f2: "float16",
+  f4: "float32",
+  f8: "float64",
+  c8: "complex64",
+  c16: "complex128",
+  int: "int64",
+  uint: "uint64",
+  float: "float64",
+  double: "float64",
+  single: "float32",
+  half: "float16",
+  complex: "complex128",
+  str: "string",
+};
+
 /** The data type `--dtype` names; an unknown name is a usage error with a suggestion. */
 function dataTypeOption(json: JsonValue): DataType {
   try {
@@ -237,7 +263,7 @@ function dataTypeOption(json: JsonValue): DataType {
     if (!(e instanceof NotRegisteredError) || typeof json !== "string") throw e;
     const names = knownDataTypeNames();
     throw new UsageError(
-      `--dtype: unknown data type "${json}"${didYouMean(json, names)}; known: ${names.join(", ")}`,
+      `--dtype: unknown data type "${json}"${didYouMean(json, names, '"', DTYPE_ALIASES)}; known: ${names.join(", ")}`,
     );
   }
 }

@@ -79,7 +79,9 @@ async function arrayInfo(array: ZarrArray): Promise<Record<string, unknown>> {
     const sizes = async () => {
       const batch = keys.splice(0);
       await forEachConcurrent(batch, SIZE_CONCURRENCY, async (key) => {
-        bytes += (await array.store.getSize(key)) ?? 0;
+        // Awaited first: `bytes += await ...` would add to the value read before the await.
+        const size = (await array.store.getSize(key)) ?? 0;
+        bytes += size;
       });
     };
     let chunks = 0;

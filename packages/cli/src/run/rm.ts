@@ -16,6 +16,11 @@ export async function run(
   const pathOption = str(values, "path");
   const rootOption = flag(values, "root");
   const path = (pathOption ?? "").replace(/^\/+|\/+$/g, "");
+  // Checked before anything is erased: an empty, "." or ".." segment names no node.
+  if (path.split("/").some((s) => s === "" || s === "." || s === "..") && path !== "")
+    throw new UsageError(
+      `--path ${JSON.stringify(pathOption)} is not a node path (an empty, "." or ".." segment)`,
+    );
   if (pathOption === undefined && !rootOption) {
     throw new UsageError(
       "zarr rm needs --path P (the node to delete), or --root to delete everything in the store",

@@ -12,7 +12,15 @@ function sortKeys(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === "object") {
     const out: JsonObject = {};
-    for (const k of Object.keys(value).sort()) out[k] = sortKeys(value[k]);
+    for (const k of Object.keys(value).sort()) {
+      // Defined, not assigned: a "__proto__" key is data (assignment would set the prototype).
+      Object.defineProperty(out, k, {
+        value: sortKeys(value[k]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return out;
   }
   return value;

@@ -14,6 +14,7 @@ import {
   type OpenOptions,
   open,
   type Store,
+  StoreCapabilityError,
   ZarrArray,
 } from "@zarr/core";
 import { codecFactory, metadataRead } from "@zarr/core/codec";
@@ -33,13 +34,17 @@ import { consolidatedOf, dropConsolidated } from "./consolidated-cache.js";
 import { v2FillExtra } from "./fill-value.js";
 import { v3Form, validateZArray, type ZArray } from "./zarray.js";
 
-/** Reads a metadata document: from `.zmetadata` when it lists `key`, else from the store. */
+/**
+ * Reads a metadata document: from `.zmetadata` when it lists `key` (unless
+ * `options.consolidated` is `false`), else from the store.
+ */
 export async function readMetadataDoc(
   store: Store,
   key: string,
   options: OpenOptions = {},
 ): Promise<JsonValue | undefined> {
-  const consolidated = await consolidatedOf(store, options.signal);
+  const consolidated =
+    options.consolidated === false ? undefined : await consolidatedOf(store, options.signal);
   const hit = consolidated?.get(key);
   if (hit !== undefined) return hit;
   const bytes = await store.get(key, undefined, metadataRead(options));
@@ -161,6 +166,11 @@ export const v2GroupContext: GroupContext = {
     if (store.listable) {
       const listing = await store.listDir(nodePrefix(path), options);
       for (const name of listing.prefixes) names.add(name);
+    } else if (!consolidated) {
+      // Without a listing or consolidated metadata the children are unknown, not none.
+      throw new StoreCapabilityError(
+        `store does not support listing: the children of the v2 group "/${path}" cannot be listed (it has no consolidated metadata, .zmetadata)`,
+      );
     }
     return [...names];
   },
