@@ -395,7 +395,7 @@ describe("found by an attack on the CLI", () => {
     expect(r.code, r.err).toBe(0);
     const stored = json(path, "a/.zattrs");
     expect(Object.hasOwn(stored, "__proto__")).toBe(true);
-    expect(stored.__proto__).toEqual({ p: 1 });
+    expect(Object.getOwnPropertyDescriptor(stored, "__proto__")?.value).toEqual({ p: 1 });
     expect(stored.z).toBe(1);
   });
 
