@@ -399,6 +399,18 @@ describe("found by an attack on the CLI", () => {
     expect(stored.z).toBe(1);
   });
 
+  it("consolidate repairs a damaged v2 .zmetadata (it reads the nodes' own documents)", async () => {
+    const path = await v2Hierarchy();
+    const { writeFileSync } = await import("node:fs");
+    for (const damaged of ["{garbage", '{"zarr_consolidated_format": 99, "metadata": {}}']) {
+      writeFileSync(join(path, ".zmetadata"), damaged);
+      const r = await run("consolidate", path);
+      expect(r.code, r.err).toBe(0);
+      expect(json(path, ".zmetadata").zarr_consolidated_format).toBe(1);
+      expect(Object.keys(json(path, ".zmetadata").metadata)).toContain("a/.zarray");
+    }
+  });
+
   it("rm refuses a path with an empty segment before erasing anything", async () => {
     const path = await v2Hierarchy();
     const before = await run("tree", path);
