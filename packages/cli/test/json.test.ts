@@ -101,3 +101,44 @@ describe("zarr copy --json", () => {
     }
   });
 });
+
+describe("zarr create --json and zarr rm --json", () => {
+  it("say what was created and removed, and which consolidated metadata was rewritten", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const dir = mkdtempSync(join(tmpdir(), "zarr-cli-json-"));
+    try {
+      const store = join(dir, "s.zarr");
+      const made = await run(
+        "create",
+        store,
+        "/g/a/",
+        "--shape",
+        "3",
+        "--dtype",
+        "int8",
+        "--format",
+        "2",
+        "--json",
+      );
+      expect(made.code, made.err).toBe(0);
+      expect(JSON.parse(made.out)).toEqual({ created: "array", path: "/g/a" });
+      expect(
+        JSON.parse((await run("create", store, "h", "--group", "--format", "2", "--json")).out),
+      ).toEqual({
+        created: "group",
+        path: "/h",
+      });
+      expect((await run("consolidate", store)).code).toBe(0);
+      const removed = await run("rm", store, "--path", "g", "--recursive", "--json");
+      expect(removed.code, removed.err).toBe(0);
+      expect(JSON.parse(removed.out)).toEqual({
+        removed: "group",
+        path: "/g",
+        consolidated: [{ path: "/", format: 2, nodes: 1 }],
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

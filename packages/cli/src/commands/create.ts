@@ -24,6 +24,7 @@ options:
   --group                  create a group instead of an array
   --metadata FILE          create the node a zarr.json or .zarray/.zgroup describes
   --overwrite              replace an existing node (its data is erased)
+  --json                   print {"created": "array"|"group", "path": "/a"} instead of a line
 
 ${LAYOUT_HELP}
   (defaults: --format 3, --compressor none, --chunks = the shape when the array is at
@@ -47,6 +48,7 @@ examples:
     group: { type: "boolean" },
     metadata: { type: "string" },
     overwrite: { type: "boolean" },
+    json: { type: "boolean" },
     ...LAYOUT_FLAGS,
   },
   positionals: [2, 2],

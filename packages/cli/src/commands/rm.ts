@@ -18,6 +18,8 @@ options:
   --path P      the node to delete, e.g. runs/2024/temps
   --recursive   also delete a group's child nodes
   --root        delete the root: everything in the store (instead of --path)
+  --json        print {"removed": "array"|"group", "path", "consolidated": [{"path",
+                "format", "nodes"}]} (consolidated metadata rewritten above the node)
 
 ${STORE_HELP}
 
@@ -29,6 +31,7 @@ examples:
     path: { type: "string" },
     recursive: { type: "boolean", short: "r" },
     root: { type: "boolean" },
+    json: { type: "boolean" },
   },
   // A second positional is refused with a hint: the node is named with --path only.
   positionals: [1, 2],

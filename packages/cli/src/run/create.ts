@@ -170,7 +170,7 @@ export async function run(
       overwrite,
       attributes,
     );
-    io.out(`created ${kind} /${path}`);
+    created(io, values, kind, path);
     return 0;
   }
   const format = str(values, "format") ?? "3";
@@ -179,7 +179,7 @@ export async function run(
   if (flag(values, "group")) {
     if (format === "2") await createGroupV2(store, path, { attributes, overwrite });
     else await createGroup(store, path, { attributes, overwrite });
-    io.out(`created group /${path}`);
+    created(io, values, "group", path);
     return 0;
   }
   const shapeText = str(values, "shape");
@@ -225,8 +225,17 @@ export async function run(
   };
   applyLayoutFlags(layout, values, 3);
   await writeLayout(store, path, layout, { overwrite, note: (s) => io.err(`zarr: note: ${s}`) });
-  io.out(`created array /${path}`);
+  created(io, values, "array", path);
   return 0;
+}
+
+/** What was created: one line, or with `--json` an object. */
+function created(io: Io, values: Values, kind: string, path: string): void {
+  io.out(
+    flag(values, "json")
+      ? JSON.stringify({ created: kind, path: `/${path}` })
+      : `created ${kind} /${path}`,
+  );
 }
 
 /** NumPy's and C's names for data types, for suggestions. */

@@ -49,7 +49,17 @@ export async function run(
     }
   }
   await eraseNode(store, path);
+  const refreshed = await refreshConsolidated(store, path, false);
+  if (flag(values, "json")) {
+    const consolidated = refreshed.map((c) => ({
+      path: `/${c.path}`,
+      format: c.format,
+      nodes: c.nodes,
+    }));
+    io.out(JSON.stringify({ removed: node.kind, path: `/${path}`, consolidated }));
+    return 0;
+  }
   io.out(`removed ${node.kind} /${path}`);
-  for (const c of await refreshConsolidated(store, path, false)) io.out(`updated: ${describe(c)}`);
+  for (const c of refreshed) io.out(`updated: ${describe(c)}`);
   return 0;
 }
