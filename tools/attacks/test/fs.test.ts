@@ -421,3 +421,61 @@ describe.skipIf(!linux)(
     });
   },
 );
+
+describe("uncompressed chunks read straight into the output (getInto, one preadv per chunk)", () => {
+  it.skipIf(!linux)(
+    "chunk files replaced by a link to /dev/zero, a link out of the root, a FIFO, a 2 GiB sparse file or a directory: typed errors or the fill value, in bounded memory, never foreign bytes",
+    async () => {
+      await writeFile(join(outside, "chunk"), Buffer.alloc(128 * 128 * 8, 0x41));
+      const r = await attack(
+        `${PRELUDE}
+      const { execFileSync } = await import("node:child_process");
+      const rootDir = ${JSON.stringify(root)};
+      const store = new FileSystemStore(rootDir);
+      let calls = 0;
+      const getInto = store.getInto.bind(store);
+      store.getInto = (...args) => (calls++, getInto(...args));
+      const a = await core.createArray(store, "a", { shape: [128, 768], dataType: "float64", chunkShape: [128, 128], fillValue: 7 });
+      await a.set(null, new Float64Array(128 * 768).fill(1));
+      const chunk = (c) => join(rootDir, "a", "c", "0", String(c));
+      await fs.rm(chunk(0)); await fs.symlink("/dev/zero", chunk(0));
+      await fs.rm(chunk(1)); await fs.symlink(${JSON.stringify(join(outside, "chunk"))}, chunk(1));
+      await fs.rm(chunk(2)); execFileSync("mkfifo", [chunk(2)]);
+      await fs.truncate(chunk(3), 2 ** 31);
+      await fs.writeFile(chunk(3), "BBBB", { flag: "r+" }); // bytes a read would show
+      await fs.rm(chunk(4)); await fs.mkdir(chunk(4));
+      const read = async (c) => {
+        try {
+          const { data } = await a.get([core.slice(0, 128), core.slice(c * 128, (c + 1) * 128)]);
+          const values = [...new Set(data)];
+          return "values:" + values.join(",");
+        } catch (e) {
+          return e.name + (e.path !== undefined ? "@" + e.path : "");
+        }
+      };
+      const out = [];
+      for (let c = 0; c < 6; c++) out.push(await read(c));
+      // The store alone: a value longer than the views is reported by its size, not read.
+      const views = [new Uint8Array(64), new Uint8Array(64)];
+      const big = await store.getInto("a/c/0/3", views);
+      return { out, calls, big, untouched: views.every((v) => v.every((x) => x === 0)) };
+      `,
+        LIMITS,
+      );
+      expect(r.error, describeRun(r)).toBeUndefined();
+      const v = r.value as { out: string[]; calls: number; big: number; untouched: boolean };
+      expect(v.out).toEqual([
+        "StoreError@a/c/0/0",
+        "StoreError@a/c/0/1",
+        "StoreError@a/c/0/2",
+        "CodecError@a/c/0/3",
+        "values:7",
+        "values:1",
+      ]);
+      expect(v.calls).toBe(7); // every read of a whole chunk, and the direct call
+      expect(v.big).toBe(2 ** 31);
+      expect(v.untouched).toBe(true);
+      expect(r.peakRssMiB).toBeLessThan(200);
+    },
+  );
+});
