@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { eraseNode, exists, open } from "@zarr/core";
+import { eraseNode, exists, open, type Store } from "@zarr/core";
 import { resolveStore } from "@zarr/core/store";
 import { createZipFileStore } from "@zarr/store-zip/node";
 import { flag, type Io, str, type Values } from "../command.js";
@@ -49,6 +49,13 @@ function partOption(values: Values, io: Io): [number, number] {
   const found = partFromEnvironment(io.env, given);
   io.err(`zarr: note: --part auto: part ${found.part}/${found.parts} from ${found.source}`);
   return [found.part, found.parts];
+}
+
+/** The source node and the copy's plan (notes go to standard error). */
+async function planFrom(src: Store, srcPath: string, dstPath: string, values: Values, io: Io) {
+  const root = await open(src, srcPath, { signal: io.signal });
+  const plan = await planCopy(root, dstPath, values, (s) => io.err(`zarr: note: ${s}`), io.signal);
+  return { root, plan };
 }
 
 /** `--plan`: one line per part and a total, or JSON. */
@@ -160,14 +167,7 @@ export async function run(
     // The partition only: nothing is written, the destination is not opened.
     if (parts > MAX_PLANNED_PARTS)
       throw new UsageError(`--plan lists at most ${MAX_PLANNED_PARTS} parts, got ${parts}`);
-    const root = await open(src, srcPath, { signal: io.signal });
-    const plan = await planCopy(
-      root,
-      dstPath,
-      values,
-      (s) => io.err(`zarr: note: ${s}`),
-      io.signal,
-    );
+    const { plan } = await planFrom(src, srcPath, dstPath, values, io);
     printPartition(await partition(plan, parts, io.signal), flag(values, "json"), io);
     return 0;
   }
@@ -186,8 +186,7 @@ export async function run(
       ? createZipFileStore(dstArg, { compress: false })
       : await openStoreArg(dstArg, storeFlags, { create: true }),
   );
-  const root = await open(src, srcPath, { signal: io.signal });
-  const plan = await planCopy(root, dstPath, values, (s) => io.err(`zarr: note: ${s}`), io.signal);
+  const { root, plan } = await planFrom(src, srcPath, dstPath, values, io);
 
   // Memory: a unit holds its decoded region, the padded chunk and the encoded bytes,
   // plus up to READ_CONCURRENCY decoded source chunks.

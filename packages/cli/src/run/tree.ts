@@ -13,12 +13,10 @@ export async function run(
   const depthText = str(values, "depth");
   const depth =
     depthText === undefined ? Number.POSITIVE_INFINITY : parseCount(depthText, "--depth");
-  if (flag(values, "json")) {
-    const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags));
-    io.out(JSON.stringify(await treeJson(await open(store, path), depth), null, 2));
-    return 0;
-  }
-  await tree(storeArg, path, depth, io.out, values as StoreFlags);
+  const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags));
+  const root = await open(store, path);
+  if (flag(values, "json")) io.out(JSON.stringify(await treeJson(root, depth), null, 2));
+  else await tree(root, depth, io.out);
   return 0;
 }
 
@@ -70,15 +68,8 @@ function name(node: HierarchyNode): string {
   return node.path === "" ? "/" : node.path.slice(node.path.lastIndexOf("/") + 1);
 }
 
-async function tree(
-  storeArg: string,
-  path: string,
-  depth: number,
-  out: (s: string) => void,
-  flags: StoreFlags,
-): Promise<void> {
-  const store = resolveStore(await openStoreArg(storeArg, flags));
-  const root = await open(store, path);
+/** Prints `root` and, for groups, its children down to `depth` levels, as a tree. */
+async function tree(root: HierarchyNode, depth: number, out: (s: string) => void): Promise<void> {
   out(`${name(root)} ${describe(root)}`.trimEnd());
   if (root.kind === "group") await printChildren(root, "", depth, out);
 }
