@@ -35,6 +35,11 @@ export interface GuardedRun {
   readonly elapsedMs: number;
   /** Set when the watchdog killed the child, and why. */
   readonly killed?: "rss" | "time";
+  /**
+   * Set when the child printed its `finishedLine` but did not exit within
+   * `exitGraceMs`, and was killed then: its work was done and reported.
+   */
+  readonly stalledAtExit?: true;
 }
 
 /** Options of {@link runGuarded}. */
@@ -45,6 +50,16 @@ export interface GuardedOptions {
   readonly input?: string | Uint8Array;
   /** Output kept per stream (default 1 MiB; the rest is dropped, never buffered). */
   readonly maxOutput?: number;
+  /**
+   * A prefix of the stdout line with which the child reports that its work is
+   * done. From then on it has `exitGraceMs` (default 5 s) to exit, after which
+   * it is killed and the run marked `stalledAtExit`: Node can deadlock in its
+   * own shutdown, when `process.exit()` joins V8's background threads while one
+   * of them waits for a main-thread garbage collection (nodejs/node#54918; seen
+   * here about once in 400 exits of a child holding a 256 MiB heap, Node 24).
+   */
+  readonly finishedLine?: string;
+  readonly exitGraceMs?: number;
 }
 
 const POLL_MS = 5;
@@ -92,6 +107,23 @@ export function runGuarded(
     };
   };
   child.stdout.on("data", collect(out));
+  let stalledAtExit = false;
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  if (options.finishedLine !== undefined) {
+    const marker = options.finishedLine;
+    let text = "";
+    const watchFinished = (b: Buffer) => {
+      text = (text + b.toString("latin1")).slice(-(1 << 20));
+      const at = text.indexOf(marker);
+      if (at < 0 || text.indexOf("\n", at) < 0) return;
+      child.stdout.off("data", watchFinished);
+      graceTimer = setTimeout(() => {
+        stalledAtExit = true;
+        child.kill("SIGKILL");
+      }, options.exitGraceMs ?? 5_000);
+    };
+    child.stdout.on("data", watchFinished);
+  }
   child.stderr.on("data", collect(err));
   child.stdin.on("error", () => {}); // the child may exit before reading its input
   child.stdin.end(options.input);
@@ -115,11 +147,13 @@ export function runGuarded(
     child.on("error", (e) => {
       clearInterval(poll);
       clearTimeout(timer);
+      clearTimeout(graceTimer);
       reject(e);
     });
     child.on("close", (code, signal) => {
       clearInterval(poll);
       clearTimeout(timer);
+      clearTimeout(graceTimer);
       resolve({
         code,
         signal,
@@ -128,6 +162,7 @@ export function runGuarded(
         peakRssMiB: Math.round(peak),
         elapsedMs: Math.round(performance.now() - started),
         ...(killed ? { killed } : {}),
+        ...(stalledAtExit && !killed ? { stalledAtExit: true as const } : {}),
       });
     });
   });
@@ -146,6 +181,8 @@ export interface AttackResult {
   readonly killed?: "rss" | "time";
   /** The child's exit code (`null` when killed). */
   readonly code: number | null;
+  /** The child reported its result, then hung in Node's shutdown and was killed (see {@link GuardedOptions.finishedLine}). */
+  readonly stalledAtExit?: true;
   /** The child's stderr (for diagnostics). */
   readonly stderr: string;
 }
@@ -191,7 +228,7 @@ ${body}
     process.execPath,
     [...(options.nodeArgs ?? []), "--input-type=module", "-e", program],
     limits,
-    options,
+    { ...options, finishedLine: MARK },
   );
   const line = run.stdout.split("\n").find((l) => l.startsWith(MARK));
   const reported = line ? JSON.parse(line.slice(MARK.length)) : undefined;
@@ -201,6 +238,7 @@ ${body}
     peakRssMiB: Math.round(Math.max(reported?.peak ?? 0, run.peakRssMiB)),
     elapsedMs: run.elapsedMs,
     ...(run.killed ? { killed: run.killed } : {}),
+    ...(run.stalledAtExit ? { stalledAtExit: true as const } : {}),
     code: run.code,
     stderr: run.stderr,
   };
@@ -226,6 +264,10 @@ export function describeRun(r: AttackResult | GuardedRun): string {
       : "value" in r
         ? `returned ${JSON.stringify(r.value)?.slice(0, 300)}`
         : `exited ${r.code}`;
-  const killed = r.killed ? `, KILLED for ${r.killed}` : "";
+  const killed = r.killed
+    ? `, KILLED for ${r.killed}`
+    : r.stalledAtExit
+      ? ", killed after reporting: stalled in Node's shutdown"
+      : "";
   return `${what} (peak ${r.peakRssMiB} MiB, ${r.elapsedMs} ms${killed}); stderr: ${r.stderr.slice(-600)}`;
 }

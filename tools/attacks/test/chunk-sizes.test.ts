@@ -115,7 +115,7 @@ describe("chunks of JavaScript values larger than one array can hold", () => {
          try { await op(); errors.push("done"); } catch (e) { errors.push(e.name); }
        }
        return errors;`,
-        { maxRssMiB: 600, timeoutMs: 60_000 },
+        { maxRssMiB: 600, timeoutMs: 45_000 },
       );
       expect(r.killed, describeRun(r)).toBeUndefined();
       // A read of a missing chunk needs no chunk array: the fill value fills the output.
@@ -146,7 +146,7 @@ describe("writes of chunks larger than the engine can allocate", () => {
          try { await op(); errors.push("stored"); } catch (e) { errors.push(e.name); }
        }
        return errors;`,
-      { maxRssMiB: 600, timeoutMs: 60_000 },
+      { maxRssMiB: 600, timeoutMs: 45_000 },
     );
     expect(r.killed, describeRun(r)).toBeUndefined();
     expect(r.value).toEqual(["ValueError", "ValueError"]);

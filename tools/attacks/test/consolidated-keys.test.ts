@@ -136,7 +136,7 @@ describe("deep consolidated hierarchies cost what they hold", () => {
        for await (const _ of g.walk()) n++;
        const deepest = await g.get(Object.keys(metadata).pop());
        return { n, deepest: deepest.kind, ms: Math.round(performance.now() - t0) };`,
-      { maxRssMiB: 600, timeoutMs: 60_000 },
+      { maxRssMiB: 600, timeoutMs: 45_000 },
     );
     expect(r.error, describeRun(r)).toBeUndefined();
     expect(r.value).toMatchObject({ n: 5000, deepest: "group" });

@@ -11,7 +11,8 @@ import { crc32c } from "@zarr/core/builtin-codecs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attack, describeRun, runZarr, zlibBomb, zstdRawFrame, zstdRleBomb } from "../src/index.js";
 
-const LIMITS = { maxRssMiB: 400, timeoutMs: 60_000 };
+// Under the test timeout (60 s), so that a stuck child is reported by the watchdog.
+const LIMITS = { maxRssMiB: 400, timeoutMs: 45_000 };
 /** Reads whose chunks may each fill maxChunkBytes (256 MiB): the in-flight budget holds them. */
 const BUDGET_LIMITS = { maxRssMiB: 640, timeoutMs: 90_000 };
 const GIB = 1 << 30;

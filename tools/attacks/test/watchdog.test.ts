@@ -38,4 +38,19 @@ describe("watchdog", () => {
     expect(r.killed, describeRun(r)).toBe("time");
     expect(r.elapsedMs).toBeLessThan(5_000);
   });
+
+  it("kills a child that reported its result but does not exit, and keeps the result", async () => {
+    // An exit handler that never returns stands in for Node's shutdown deadlock
+    // (nodejs/node#54918): the work is done and reported, the process stays.
+    const r = await attack(
+      `process.on("exit", () => { for (;;) {} }); return 6 * 7;`,
+      { maxRssMiB: 300, timeoutMs: 30_000 },
+      { exitGraceMs: 500 },
+    );
+    expect(r.value, describeRun(r)).toBe(42);
+    expect(r.stalledAtExit, describeRun(r)).toBe(true);
+    expect(r.killed, describeRun(r)).toBeUndefined();
+    expect(r.elapsedMs, describeRun(r)).toBeLessThan(10_000);
+    expect(describeRun(r)).toContain("stalled in Node's shutdown");
+  });
 });
