@@ -89,23 +89,26 @@ function outputFor(type: PcoNumberType, count: number): [Uint8Array, OutputWords
 
 /**
  * Decodes a standalone stream of numbers of `type` into their little-endian
- * bytes. The stream must hold exactly `expectedCount` numbers: a chunk that
- * would pass it fails before anything is allocated for it, so memory stays
- * bounded by the expected output (plus per-chunk tables of at most a few
- * hundred KiB). Bytes after the termination byte are ignored, as Pco does.
- * Throws {@link PcoError} for anything else.
+ * bytes. With `exact`, the stream must hold exactly `count` numbers: a chunk
+ * that would pass it fails before anything is allocated for it, so memory
+ * stays bounded by the expected output (plus per-chunk tables of at most a
+ * few hundred KiB). Without it, `count` is only an upper bound and each chunk
+ * is decoded into its own buffer. Bytes after the termination byte are
+ * ignored, as Pco does. Throws {@link PcoError} for anything else.
  */
 export function decodeStandalone(
   bytes: Uint8Array,
   type: PcoNumberType,
-  expectedCount: number,
+  count: number,
+  exact = true,
 ): Uint8Array {
   const r = new BitReader(bytes);
   const header = readHeader(r);
   if (header.uniformType && header.uniformType !== type) {
     corrupt(`the stream holds ${header.uniformType.name} numbers, expected ${type.name}`);
   }
-  const [out, words] = outputFor(type, expectedCount);
+  const [out, words] = exact ? outputFor(type, count) : [undefined, undefined];
+  const parts: Uint8Array[] = [];
   let done = 0;
   for (;;) {
     const typeByte = r.readAlignedBytes(1, "a chunk's number type")[0];
@@ -123,16 +126,34 @@ export function decodeStandalone(
     }
     const nBytes = r.readAlignedBytes(3, "a chunk's count");
     const n = 1 + (nBytes[0] | (nBytes[1] << 8) | (nBytes[2] << 16));
-    if (done + n > expectedCount) {
-      corrupt(`the chunks hold more than the expected ${expectedCount} numbers`);
+    if (done + n > count) {
+      corrupt(`the chunks hold more than the ${exact ? "expected" : "allowed"} ${count} numbers`);
     }
     const meta = readChunkMeta(r, header.format, type);
     const page = decodePage(r, meta, n);
-    joinLatents(meta.mode, type, page.primary, page.secondary, words, done);
+    if (words) joinLatents(meta.mode, type, page.primary, page.secondary, words, done);
+    else {
+      const [part, partWords] = outputFor(type, n);
+      joinLatents(meta.mode, type, page.primary, page.secondary, partWords, 0);
+      parts.push(part);
+    }
     done += n;
   }
-  if (done !== expectedCount) {
-    corrupt(`the stream holds ${done} numbers, expected ${expectedCount}`);
+  if (out) {
+    if (done !== count) corrupt(`the stream holds ${done} numbers, expected ${count}`);
+    return out;
   }
-  return out;
+  if (parts.length === 1) return parts[0];
+  const joined = new Uint8Array(done * (type.bits / 8));
+  let at = 0;
+  for (const p of parts) {
+    joined.set(p, at);
+    at += p.length;
+  }
+  return joined;
+}
+
+/** Reads the header of a standalone stream (versions, uniform type, size hint). */
+export function readStandaloneHeader(bytes: Uint8Array): StandaloneHeader {
+  return readHeader(new BitReader(bytes));
 }
