@@ -1,0 +1,57 @@
+/**
+ * The order in which zfp codes a block's transform coefficients (zfp
+ * documentation, "Algorithm", step 5: coefficients are ordered by sequency,
+ * i.e. by the sum of their per-axis indices, then by the sum of squares,
+ * with libzfp's own order among ties). Each group of digits is one
+ * coefficient's per-axis index (x first); its position in the block is
+ * `x + 4y + 16z + 64w`. These orders are part of the format.
+ *
+ * @module
+ */
+
+const ORDER_2 = "00 10 01 11 20 02 21 12 30 03 22 31 13 32 23 33";
+
+const ORDER_3 =
+  "000 100 010 001 011 101 110 200 020 002 111 210 201 021 120 102 012 300 030 003 " +
+  "211 121 112 022 202 220 310 301 031 130 103 013 122 212 221 311 131 113 320 302 " +
+  "032 230 203 023 222 321 312 132 231 213 123 033 303 330 322 232 223 133 313 331 " +
+  "233 323 332 333";
+
+const ORDER_4 =
+  "0000 1000 0100 0010 0001 1100 0011 1010 0101 1001 0110 2000 0200 0020 0002 0111 " +
+  "1011 1101 1110 2100 2010 2001 0210 0201 1200 0021 1020 0120 1002 0102 0012 3000 " +
+  "0300 0030 0003 1111 2011 2101 2110 1201 1210 0211 1120 0121 1021 0112 1012 1102 " +
+  "2200 0022 2020 0202 2002 0220 3100 3010 3001 0310 0301 1300 0031 1030 0130 1003 " +
+  "0103 0013 2111 1211 1121 1112 1022 1202 1220 2102 2120 0122 2210 0212 2012 0221 " +
+  "2021 2201 3011 3101 3110 1301 1310 0311 1130 0131 1031 0113 1013 1103 3200 3020 " +
+  "3002 0320 0302 2300 0032 2030 0230 2003 0203 0023 2211 1122 2121 1212 2112 1221 " +
+  "0222 2022 2202 2220 3111 1311 1131 1113 3210 3201 3021 3120 3102 3012 0321 1320 " +
+  "1302 0312 2310 2301 1032 0132 2130 2031 0231 1230 2103 2013 0213 1203 1023 0123 " +
+  "3300 0033 3030 0303 3003 0330 1222 2122 2212 2221 3211 3121 3112 1321 1312 2311 " +
+  "1132 2131 1231 2113 1213 1123 3022 3202 3220 2302 2320 0322 2230 0232 2032 0223 " +
+  "2023 2203 1033 1303 1330 3103 3130 0133 3310 0313 3013 0331 3031 3301 2222 3122 " +
+  "3212 3221 2312 2321 1322 2231 1232 2132 1223 2123 2213 3311 1133 3131 1313 3113 " +
+  "1331 2033 2303 2330 3203 3230 0233 3320 0323 3023 0332 3032 3302 3222 2322 2232 " +
+  "2223 2133 2313 2331 3213 3231 1233 3321 1323 3123 1332 3132 3312 0333 3033 3303 " +
+  "3330 3322 2233 3232 2323 3223 2332 1333 3133 3313 3331 2333 3233 3323 3332 3333";
+
+function parse(order: string): Uint8Array {
+  const groups = order.split(" ");
+  const out = new Uint8Array(groups.length);
+  for (let i = 0; i < groups.length; i++) {
+    const g = groups[i]!;
+    let index = 0;
+    for (let d = g.length - 1; d >= 0; d--) index = index * 4 + (g.charCodeAt(d) - 48);
+    out[i] = index;
+  }
+  return out;
+}
+
+/** `COEFFICIENT_ORDER[dims]`: block position of the i-th coded coefficient. */
+export const COEFFICIENT_ORDER: readonly Uint8Array[] = [
+  new Uint8Array(0),
+  Uint8Array.of(0, 1, 2, 3),
+  parse(ORDER_2),
+  parse(ORDER_3),
+  parse(ORDER_4),
+];
