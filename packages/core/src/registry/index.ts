@@ -24,6 +24,10 @@ const CODEC_PACKAGES: Record<string, string> = {
   blosc: "@zarr/codec-blosc",
   "numcodecs.blosc": "@zarr/codec-blosc",
 };
+for (const id of ["adler32", "crc32", "crc32c", "fletcher32", "jenkins_lookup3"]) {
+  CODEC_PACKAGES[id] = "@zarr/codec-checksums";
+  CODEC_PACKAGES[`numcodecs.${id}`] = "@zarr/codec-checksums";
+}
 for (const id of [
   "lz4",
   "bz2",

@@ -50,9 +50,20 @@ const NUMCODECS_0_11_KEYS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * Keys newer numcodecs versions added that change the stored layout: kept
+ * when they differ from the default, because dropping them would write
+ * chunks that no reader decodes as written (numcodecs < 0.14 cannot read a
+ * checksum at the end whatever the metadata says).
+ */
+const LAYOUT_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  adler32: { location: "start" },
+  crc32: { location: "start" },
+};
+
+/**
  * `entry` (`{id, ...}`) with only the keys numcodecs 0.11 accepts for its id,
- * in numcodecs' `get_config` order; ids numcodecs 0.11 does not know are
- * returned unchanged.
+ * in numcodecs' `get_config` order, plus any non-default layout key; ids
+ * numcodecs 0.11 does not know are returned unchanged.
  */
 export function numcodecsConfig(entry: JsonObject): JsonObject {
   const id = entry.id;
@@ -60,5 +71,8 @@ export function numcodecsConfig(entry: JsonObject): JsonObject {
   if (keys === undefined) return entry;
   const out: JsonObject = { id };
   for (const key of keys) if (entry[key] !== undefined) out[key] = entry[key];
+  for (const [key, fallback] of Object.entries(LAYOUT_KEYS[id as string] ?? {})) {
+    if (entry[key] !== undefined && entry[key] !== fallback) out[key] = entry[key];
+  }
   return out;
 }
