@@ -25,22 +25,22 @@ export class BitWriter {
 
   /** Writes the low `n` (0..32) bits of `value`. */
   write(value: number, n: number): void {
-    if (n === 0) return;
-    this.#ensure(n);
-    const buf = this.#buf;
-    let v = n === 32 ? value >>> 0 : (value & (2 ** n - 1)) >>> 0;
-    let i = this.pos >>> 3;
-    const s = this.pos & 7;
-    this.pos += n;
-    // Merge into the partial byte, then whole bytes.
-    buf[i] |= (v << s) & 0xff;
-    let written = 8 - s;
-    v = written >= 32 ? 0 : Math.floor(v / 2 ** written);
-    while (written < n) {
-      buf[++i] = v & 0xff;
-      v = Math.floor(v / 256);
-      written += 8;
+    if (n > 24) {
+      this.write(value & 0xffff, 16);
+      this.write(value >>> 16, n - 16);
+      return;
     }
+    if (n === 0) return;
+    if (((this.pos + n) >>> 3) + 8 > this.#buf.length) this.#ensure(n);
+    const buf = this.#buf;
+    const i = this.pos >>> 3;
+    // n <= 24 and a shift <= 7 fit in 31 bits; bytes past the cursor are still 0.
+    const v = (value & ((1 << n) - 1)) << (this.pos & 7);
+    buf[i] |= v;
+    buf[i + 1] = v >>> 8;
+    buf[i + 2] = v >>> 16;
+    buf[i + 3] = v >>> 24;
+    this.pos += n;
   }
 
   /** Writes the low `n` (0..64) bits of the unsigned 64-bit value `hi:lo`. */
