@@ -136,7 +136,9 @@ export class BitReader {
     const at = this.#word * 4;
     this.#word++;
     if (at + 4 <= bytes.length) {
-      return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
+      return (
+        (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0
+      );
     }
     let value = 0;
     for (let i = 0; i < 4 && at + i < bytes.length; i++) value |= bytes[at + i]! << (8 * i);

@@ -56,7 +56,11 @@ export function parseZfpyConfig(
   }
   const mode = c.mode ?? ZFPY_MODES.fixedAccuracy;
   if (typeof mode !== "number" || !Number.isInteger(mode) || mode < 0) {
-    fail(name, path, `configuration.mode must be zfpy's mode number (2, 3, 4 or 5), got ${show(mode)}`);
+    fail(
+      name,
+      path,
+      `configuration.mode must be zfpy's mode number (2, 3, 4 or 5), got ${show(mode)}`,
+    );
   }
   const number = (key: string): number => {
     const v = c[key] ?? -1;
@@ -65,7 +69,12 @@ export function parseZfpyConfig(
     }
     return v;
   };
-  return { mode, tolerance: number("tolerance"), rate: number("rate"), precision: number("precision") };
+  return {
+    mode,
+    tolerance: number("tolerance"),
+    rate: number("rate"),
+    precision: number("precision"),
+  };
 }
 
 /**
@@ -85,7 +94,9 @@ export function zfpyParams(config: ZfpyConfig, dims: number): ZfpParams | undefi
       return rateParams(config.rate, undefined, dims) ?? "rate";
     case ZFPY_MODES.fixedPrecision:
       // zfpy takes a C int: a fraction is dropped.
-      return config.precision >= 0 ? precisionParams(Math.trunc(config.precision)) : reversibleParams();
+      return config.precision >= 0
+        ? precisionParams(Math.trunc(config.precision))
+        : reversibleParams();
     case ZFPY_MODES.reversible:
       return reversibleParams();
     default:
@@ -116,7 +127,11 @@ const ZFP_FIELDS: Record<string, readonly string[]> = {
 };
 
 /** Validates a `zfp` configuration (zarr-extensions `zfp` schema). */
-export function parseZfpConfig(configuration: JsonObject | undefined, name: string, path: string): ZfpMode {
+export function parseZfpConfig(
+  configuration: JsonObject | undefined,
+  name: string,
+  path: string,
+): ZfpMode {
   const c = configuration ?? {};
   const mode = c.mode;
   const fields = typeof mode === "string" ? ZFP_FIELDS[mode] : undefined;

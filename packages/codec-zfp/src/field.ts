@@ -57,7 +57,8 @@ function forEachBlock(sizes: readonly number[], visit: (place: BlockPlace) => vo
         for (let x = 0; x < n[0]!; x += 4) {
           const origin = [x, y, z, w];
           place.base = x + y * stride[1]! + z * stride[2]! + w * stride[3]!;
-          for (let d = 0; d < 4; d++) place.count[d] = d < dims ? Math.min(4, n[d]! - origin[d]!) : 1;
+          for (let d = 0; d < 4; d++)
+            place.count[d] = d < dims ? Math.min(4, n[d]! - origin[d]!) : 1;
           visit(place);
         }
 }
@@ -87,7 +88,8 @@ function gather(
       for (let y = 0; y < cy; y++) {
         let e = place.base + y * sy + z * sz + w * sw;
         let i = 4 * y + 16 * z + 64 * w;
-        for (let x = 0; x < cx; x++, e++, i++) dst[i * dstStep + dstOffset] = src[e * step + offset]!;
+        for (let x = 0; x < cx; x++, e++, i++)
+          dst[i * dstStep + dstOffset] = src[e * step + offset]!;
       }
   // Pad axis by axis: along axis a, lines whose later coordinates are in range.
   for (let a = 0; a < dims; a++) {
@@ -130,12 +132,18 @@ function scatter(
       for (let y = 0; y < cy; y++) {
         let e = place.base + y * sy + z * sz + w * sw;
         let i = 4 * y + 16 * z + 64 * w;
-        for (let x = 0; x < cx; x++, e++, i++) dst[e * step + offset] = src[i * srcStep + srcOffset]!;
+        for (let x = 0; x < cx; x++, e++, i++)
+          dst[e * step + offset] = src[i * srcStep + srcOffset]!;
       }
 }
 
 /** Bits per element of each zfp type, in int32 words. */
-export const WORDS: Readonly<Record<ZfpType, 1 | 2>> = { int32: 1, int64: 2, float32: 1, float64: 2 };
+export const WORDS: Readonly<Record<ZfpType, 1 | 2>> = {
+  int32: 1,
+  int64: 2,
+  float32: 1,
+  float64: 2,
+};
 
 /** Encodes every block of the array `data` into `out` (`zfp_compress` without the flush). */
 export function compressBlocks(
@@ -167,7 +175,8 @@ export function compressBlocks(
       case "int64":
         gather(data, 2, HI, hi, 1, 0, sizes, place);
         gather(data, 2, LO, lo, 1, 0, sizes, place);
-        if (reversible) encodeInt64BlockReversible(out, p.minbits, p.maxbits, p.maxprec, hi, lo, dims);
+        if (reversible)
+          encodeInt64BlockReversible(out, p.minbits, p.maxbits, p.maxprec, hi, lo, dims);
         else encodeInt64Block(out, p.minbits, p.maxbits, p.maxprec, hi, lo, dims);
         break;
     }

@@ -108,7 +108,7 @@ function fwdCast64(size: number, emax: number): void {
   const v = F64.values;
   for (let i = 0; i < size; i++) {
     const x = s * v[i]!;
-    if (x >= -9223372036854775808 && x < 9223372036854775808) {
+    if (x >= -(2 ** 63) && x < 2 ** 63) {
       const t = Math.trunc(x);
       const h = Math.floor(t / 4294967296);
       hiBlock[i] = h | 0;
@@ -234,7 +234,12 @@ export function decodeFloat32Block(input: BitReader, p: ZfpParams, dims: number)
   return bits;
 }
 
-function decodeFloat32Reversible(input: BitReader, p: ZfpParams, dims: number, size: number): number {
+function decodeFloat32Reversible(
+  input: BitReader,
+  p: ZfpParams,
+  dims: number,
+  size: number,
+): number {
   const { minbits, maxbits } = p;
   let bits = 1;
   if (input.readBit()) {
@@ -390,7 +395,12 @@ export function decodeFloat64Block(input: BitReader, p: ZfpParams, dims: number)
   return bits;
 }
 
-function decodeFloat64Reversible(input: BitReader, p: ZfpParams, dims: number, size: number): number {
+function decodeFloat64Reversible(
+  input: BitReader,
+  p: ZfpParams,
+  dims: number,
+  size: number,
+): number {
   const { minbits, maxbits } = p;
   let bits = 1;
   if (input.readBit()) {

@@ -74,10 +74,11 @@ export function writeHeader(out: BitWriter, header: ZfpHeader): void {
 
 /** Reads a full header; a string says why it is not one. */
 export function readHeader(input: BitReader): ZfpHeader | string {
-  if (input.totalBits < 96) return `${input.totalBits / 8} bytes cannot hold a zfp header (12 bytes at least)`;
+  if (input.totalBits < 96)
+    return `${input.totalBits / 8} bytes cannot hold a zfp header (12 bytes at least)`;
   const magic = [input.readBits(8), input.readBits(8), input.readBits(8)];
   if (magic[0] !== 0x7a || magic[1] !== 0x66 || magic[2] !== 0x70) {
-    return "no zfp header (the stream does not start with the magic \"zfp\")";
+    return 'no zfp header (the stream does not start with the magic "zfp")';
   }
   const version = input.readBits(8);
   if (version !== ZFP_CODEC_VERSION) {
@@ -99,7 +100,12 @@ export function readHeader(input: BitReader): ZfpHeader | string {
   const short = input.readBits(12);
   let code: ModeCode;
   if (short === 0xfff) {
-    const f = [input.readBits(15), input.readBits(15), input.readBits(7), input.readBits(15)] as const;
+    const f = [
+      input.readBits(15),
+      input.readBits(15),
+      input.readBits(7),
+      input.readBits(15),
+    ] as const;
     code = { long: f };
   } else {
     code = { short };

@@ -111,7 +111,13 @@ function revInvLift(): void {
   add(W, Z);
 }
 
-function transform(hi: Int32Array, lo: Int32Array, dims: number, lift: () => void, forward: boolean): void {
+function transform(
+  hi: Int32Array,
+  lo: Int32Array,
+  dims: number,
+  lift: () => void,
+  forward: boolean,
+): void {
   const lines = LINE_STARTS[dims]!;
   for (let i = 0; i < dims; i++) {
     const axis = forward ? i : dims - 1 - i;

@@ -44,7 +44,12 @@ export type ZfpModeName =
 
 /** `zfp_stream_set_reversible`. */
 export function reversibleParams(): ZfpParams {
-  return { minbits: ZFP_MIN_BITS, maxbits: ZFP_MAX_BITS, maxprec: ZFP_MAX_PREC, minexp: ZFP_MIN_EXP - 1 };
+  return {
+    minbits: ZFP_MIN_BITS,
+    maxbits: ZFP_MAX_BITS,
+    maxprec: ZFP_MAX_PREC,
+    minexp: ZFP_MIN_EXP - 1,
+  };
 }
 
 /**
@@ -53,7 +58,11 @@ export function reversibleParams(): ZfpParams {
  * when `type` is given (zfpy passes none). Returns undefined when the bits
  * per block would not fit the header (more than 32768).
  */
-export function rateParams(rate: number, type: ZfpType | undefined, dims: number): ZfpParams | undefined {
+export function rateParams(
+  rate: number,
+  type: ZfpType | undefined,
+  dims: number,
+): ZfpParams | undefined {
   const n = 1 << (2 * dims);
   let bits = Math.floor(n * rate + 0.5);
   if (!(bits >= 0 && bits <= 0x8000)) return undefined;
@@ -88,15 +97,36 @@ export function expertParams(
 /** `zfp_stream_compression_mode`. */
 export function modeName(p: ZfpParams): ZfpModeName {
   const { minbits, maxbits, maxprec, minexp } = p;
-  if (minbits === ZFP_MIN_BITS && maxbits === ZFP_MAX_BITS && maxprec === ZFP_MAX_PREC && minexp === ZFP_MIN_EXP)
+  if (
+    minbits === ZFP_MIN_BITS &&
+    maxbits === ZFP_MAX_BITS &&
+    maxprec === ZFP_MAX_PREC &&
+    minexp === ZFP_MIN_EXP
+  )
     return "expert";
-  if (minbits === maxbits && maxbits >= 1 && maxbits <= ZFP_MAX_BITS && maxprec >= ZFP_MAX_PREC && minexp === ZFP_MIN_EXP)
+  if (
+    minbits === maxbits &&
+    maxbits >= 1 &&
+    maxbits <= ZFP_MAX_BITS &&
+    maxprec >= ZFP_MAX_PREC &&
+    minexp === ZFP_MIN_EXP
+  )
     return "fixed_rate";
   if (minbits <= ZFP_MIN_BITS && maxbits >= ZFP_MAX_BITS && maxprec >= 1 && minexp === ZFP_MIN_EXP)
     return "fixed_precision";
-  if (minbits <= ZFP_MIN_BITS && maxbits >= ZFP_MAX_BITS && maxprec >= ZFP_MAX_PREC && minexp >= ZFP_MIN_EXP)
+  if (
+    minbits <= ZFP_MIN_BITS &&
+    maxbits >= ZFP_MAX_BITS &&
+    maxprec >= ZFP_MAX_PREC &&
+    minexp >= ZFP_MIN_EXP
+  )
     return "fixed_accuracy";
-  if (minbits <= ZFP_MIN_BITS && maxbits >= ZFP_MAX_BITS && maxprec >= ZFP_MAX_PREC && minexp < ZFP_MIN_EXP)
+  if (
+    minbits <= ZFP_MIN_BITS &&
+    maxbits >= ZFP_MAX_BITS &&
+    maxprec >= ZFP_MAX_PREC &&
+    minexp < ZFP_MIN_EXP
+  )
     return "reversible";
   return "expert";
 }
@@ -141,11 +171,17 @@ export function modeCode(p: ZfpParams): ModeCode {
 export function paramsFromCode(code: ModeCode): ZfpParams | undefined {
   if ("short" in code) {
     const m = code.short;
-    if (m < 2048) return { minbits: m + 1, maxbits: m + 1, maxprec: ZFP_MAX_PREC, minexp: ZFP_MIN_EXP };
+    if (m < 2048)
+      return { minbits: m + 1, maxbits: m + 1, maxprec: ZFP_MAX_PREC, minexp: ZFP_MIN_EXP };
     if (m < 2048 + 128) return expertParams(ZFP_MIN_BITS, ZFP_MAX_BITS, m + 1 - 2048, ZFP_MIN_EXP);
     if (m === 2048 + 128) return reversibleParams();
     if (m <= MODE_SHORT_MAX)
-      return { minbits: ZFP_MIN_BITS, maxbits: ZFP_MAX_BITS, maxprec: ZFP_MAX_PREC, minexp: m + ZFP_MIN_EXP - (2048 + 128 + 1) };
+      return {
+        minbits: ZFP_MIN_BITS,
+        maxbits: ZFP_MAX_BITS,
+        maxprec: ZFP_MAX_PREC,
+        minexp: m + ZFP_MIN_EXP - (2048 + 128 + 1),
+      };
     return undefined;
   }
   const [minbits, maxbits, maxprec, minexp] = code.long;

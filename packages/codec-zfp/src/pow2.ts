@@ -38,7 +38,7 @@ export function frexpExponent(x: number): number {
   let biased = (u32[HI]! >>> 20) & 0x7ff;
   if (biased === 0x7ff) return 0;
   if (biased === 0) {
-    f64[0] = x * 18446744073709551616; // 2^64: normalizes subnormals exactly
+    f64[0] = x * 2 ** 64; // 2^64: normalizes subnormals exactly
     biased = (u32[HI]! >>> 20) & 0x7ff;
     return biased - 1022 - 64;
   }

@@ -65,7 +65,8 @@ export function zfpCompress(
   options: CompressOptions = {},
 ): Uint8Array {
   const type = zfpTypeOf(data);
-  if (!type) throw new ZfpFormatError("zfp compresses float32, float64, int32 and int64 arrays only");
+  if (!type)
+    throw new ZfpFormatError("zfp compresses float32, float64, int32 and int64 arrays only");
   checkShape(shape, data.length);
   const floor = minimumMaxbits(type, params);
   if (params.maxbits < floor) {
@@ -118,7 +119,8 @@ function checkShape(shape: readonly number[], length: number): void {
   }
   let n = 1;
   for (const s of shape) {
-    if (!Number.isSafeInteger(s) || s < 1) throw new ZfpFormatError(`zfp needs sizes of at least 1, got shape [${shape}]`);
+    if (!Number.isSafeInteger(s) || s < 1)
+      throw new ZfpFormatError(`zfp needs sizes of at least 1, got shape [${shape}]`);
     n *= s;
   }
   if (n !== length) throw new ZfpFormatError(`shape [${shape}] holds ${n} elements, not ${length}`);
@@ -176,7 +178,8 @@ export function zfpDecompress(bytes: Uint8Array, expect: DecompressExpectation):
     if (header.type !== type) {
       throw new ZfpFormatError(`the zfp header holds ${header.type} values, expected ${type}`);
     }
-    const same = header.sizes.length === sizes.length && header.sizes.every((s, i) => s === sizes[i]);
+    const same =
+      header.sizes.length === sizes.length && header.sizes.every((s, i) => s === sizes[i]);
     if (!same) {
       throw new ZfpFormatError(
         `the zfp header's shape is [${zfpSizes(header.sizes)}], expected [${shape}]`,
@@ -186,7 +189,9 @@ export function zfpDecompress(bytes: Uint8Array, expect: DecompressExpectation):
   }
   const data = allocate(type, n);
   if (!decompressBlocks(input, words(data), type, sizes, params)) {
-    throw new ZfpFormatError(`the zfp stream of ${bytes.length} bytes ends before its last block (truncated or corrupt)`);
+    throw new ZfpFormatError(
+      `the zfp stream of ${bytes.length} bytes ends before its last block (truncated or corrupt)`,
+    );
   }
   return data;
 }

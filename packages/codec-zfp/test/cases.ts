@@ -28,7 +28,12 @@ export const NUMPY: Readonly<Record<ZfpType, string>> = {
   int64: "<i8",
 };
 
-export const BYTES: Readonly<Record<ZfpType, number>> = { float32: 4, float64: 8, int32: 4, int64: 8 };
+export const BYTES: Readonly<Record<ZfpType, number>> = {
+  float32: 4,
+  float64: 8,
+  int32: 4,
+  int64: 8,
+};
 
 function xorshift(seed: number): () => number {
   let x = seed | 1;
@@ -69,12 +74,14 @@ export function makeData(type: ZfpType, n: number, kind: DataKind, seed: number)
       case "float64": {
         let v = smooth;
         if (kind === "rough") v = (rand() - 0.5) * 10 ** Math.floor(rand() * 20 - 10);
-        if (kind === "special") v = rand() < 0.3 ? SPECIAL_F[Math.floor(rand() * SPECIAL_F.length)]! : smooth;
+        if (kind === "special")
+          v = rand() < 0.3 ? SPECIAL_F[Math.floor(rand() * SPECIAL_F.length)]! : smooth;
         if (type === "float32") view.setFloat32(i * 4, v, true);
         else view.setFloat64(i * 8, v, true);
         if (kind === "special" && rand() < 0.05) {
           // A NaN with a payload.
-          if (type === "float32") view.setUint32(i * 4, 0x7fa00001 | (rand() < 0.5 ? 0x80000000 : 0), true);
+          if (type === "float32")
+            view.setUint32(i * 4, 0x7fa00001 | (rand() < 0.5 ? 0x80000000 : 0), true);
           else view.setBigUint64(i * 8, 0xfff4000000000123n, true);
         }
         break;
@@ -82,14 +89,26 @@ export function makeData(type: ZfpType, n: number, kind: DataKind, seed: number)
       case "int32": {
         let v = Math.round(smooth * 1000);
         if (kind === "rough") v = Math.floor(rand() * 4294967296) | 0; // full range: libzfp's arithmetic wraps
-        if (kind === "special") v = rand() < 0.3 ? [0, -1, 2147483647, -2147483648, 1 << 29][Math.floor(rand() * 5)]! : v;
+        if (kind === "special")
+          v = rand() < 0.3 ? [0, -1, 2147483647, -2147483648, 1 << 29][Math.floor(rand() * 5)]! : v;
         view.setInt32(i * 4, v, true);
         break;
       }
       case "int64": {
         let v = BigInt(Math.round(smooth * 1e6));
-        if (kind === "rough") v = BigInt.asIntN(64, (BigInt(Math.floor(rand() * 4294967296)) << 32n) | BigInt(Math.floor(rand() * 4294967296)));
-        if (kind === "special") v = rand() < 0.3 ? [0n, -1n, 9223372036854775807n, -9223372036854775808n, 1n << 61n][Math.floor(rand() * 5)]! : v;
+        if (kind === "rough")
+          v = BigInt.asIntN(
+            64,
+            (BigInt(Math.floor(rand() * 4294967296)) << 32n) |
+              BigInt(Math.floor(rand() * 4294967296)),
+          );
+        if (kind === "special")
+          v =
+            rand() < 0.3
+              ? [0n, -1n, 9223372036854775807n, -9223372036854775808n, 1n << 61n][
+                  Math.floor(rand() * 5)
+                ]!
+              : v;
         view.setBigInt64(i * 8, v, true);
         break;
       }
@@ -99,7 +118,12 @@ export function makeData(type: ZfpType, n: number, kind: DataKind, seed: number)
 }
 
 /** numcodecs ZFPY configurations covering the modes and edge parameters. */
-export const ZFPY_CONFIGS: readonly { mode: number; tolerance?: number; rate?: number; precision?: number }[] = [
+export const ZFPY_CONFIGS: readonly {
+  mode: number;
+  tolerance?: number;
+  rate?: number;
+  precision?: number;
+}[] = [
   { mode: 4, tolerance: -1 }, // numcodecs' default: reversible
   { mode: 4, tolerance: 1e-3 },
   { mode: 4, tolerance: 0 },

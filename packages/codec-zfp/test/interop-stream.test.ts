@@ -5,7 +5,15 @@
  * included), zfpy's bytes decode here to exactly zfpy's decoded bits, and
  * our encoding is zfpy's bytes.
  */
-import { findPython, PY_PACK, pack, pythonSkipReason, runPython, sameBytes, unpack } from "@zarr/test-utils";
+import {
+  findPython,
+  PY_PACK,
+  pack,
+  pythonSkipReason,
+  runPython,
+  sameBytes,
+  unpack,
+} from "@zarr/test-utils";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseZfpyConfig, zfpyParams } from "../src/config.js";
 import type { ZfpParams } from "../src/params.js";
@@ -87,7 +95,11 @@ describe.skipIf(!python)("bit-exact with libzfp 1.0.0 (zfpy)", () => {
     const sent = cases.filter((c) => !overruns(c));
     const spec = sent.map((c) => ({ dtype: NUMPY[c.type], shape: c.shape, config: c.config }));
     const answers = unpack(
-      runPython(python!, SCRIPT, pack([new TextEncoder().encode(JSON.stringify(spec)), ...sent.map((c) => c.data)])),
+      runPython(
+        python!,
+        SCRIPT,
+        pack([new TextEncoder().encode(JSON.stringify(spec)), ...sent.map((c) => c.data)]),
+      ),
     );
     let j = 0;
     theirs = [];
@@ -107,7 +119,9 @@ describe.skipIf(!python)("bit-exact with libzfp 1.0.0 (zfpy)", () => {
         const decoded = theirs[2 * i + 1]!;
         const label = `${type} [${c.shape}] ${JSON.stringify(c.config)} ${c.kind}`;
         if (overruns(c)) {
-          expect(() => zfpCompress(typed(type, c.data), c.shape, paramsOf(c))).toThrow(/bits per block|cannot describe/);
+          expect(() => zfpCompress(typed(type, c.data), c.shape, paramsOf(c))).toThrow(
+            /bits per block|cannot describe/,
+          );
           checked++;
           return;
         }
@@ -122,7 +136,8 @@ describe.skipIf(!python)("bit-exact with libzfp 1.0.0 (zfpy)", () => {
           failures.push(`${label}: ${(e as Error).message}`);
         }
         const encoded = zfpCompress(typed(type, c.data), c.shape, paramsOf(c), { wordBits: 8 });
-        if (!sameBytes(encoded, stream)) failures.push(`${label}: encode differs (${encoded.length} vs ${stream.length} bytes)`);
+        if (!sameBytes(encoded, stream))
+          failures.push(`${label}: encode differs (${encoded.length} vs ${stream.length} bytes)`);
         // libzfp's default 64-bit words only pad the end further.
         const wide = zfpCompress(typed(type, c.data), c.shape, paramsOf(c), { wordBits: 64 });
         const padded = new Uint8Array(Math.ceil(stream.length / 8) * 8);
