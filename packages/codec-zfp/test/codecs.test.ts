@@ -168,7 +168,7 @@ describe("numcodecs.zfpy (zarr-python 3, array -> bytes)", () => {
 describe("zfp (zarrs, zarr-extensions: headerless)", () => {
   it("parses and writes the zarr-extensions configurations", async () => {
     for (const config of [
-      { mode: "reversible" },
+      { mode: "reversible" } as JsonObject,
       { mode: "fixed_rate", rate: 10.5 },
       { mode: "fixed_precision", precision: 19 },
       { mode: "fixed_accuracy", tolerance: 0.05 },
