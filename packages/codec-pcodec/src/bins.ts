@@ -99,7 +99,9 @@ export function chooseBins(
       const lowerIdx = hStart[j];
       const count = hEnd[i] - hStart[j];
       const range = wide
-        ? bitLength64(...sub64(sortedLo[upper], sortedHi[upper], sortedLo[lowerIdx], sortedHi[lowerIdx]))
+        ? bitLength64(
+            ...sub64(sortedLo[upper], sortedHi[upper], sortedLo[lowerIdx], sortedHi[lowerIdx]),
+          )
         : 32 - Math.clz32((sortedLo[upper] - sortedLo[lowerIdx]) >>> 0);
       const cost = best[j] + metaBits + count * (totalLog2 - Math.log2(count) + range);
       if (cost < bestCost) {
@@ -130,9 +132,15 @@ export function chooseBins(
     }
     counts[g] = hEnd[i] - hStart[j];
   });
-  const ansSizeLog =
-    count === 1 ? 0 : Math.max(ansSizeLogEstimate, 32 - Math.clz32(count - 1));
-  return { count, ansSizeLog, weights: quantizeWeights(counts, m, ansSizeLog), lowerLo, lowerHi, offsetBits };
+  const ansSizeLog = count === 1 ? 0 : Math.max(ansSizeLogEstimate, 32 - Math.clz32(count - 1));
+  return {
+    count,
+    ansSizeLog,
+    weights: quantizeWeights(counts, m, ansSizeLog),
+    lowerLo,
+    lowerHi,
+    offsetBits,
+  };
 }
 
 /** Weights >= 1 proportional to `counts`, summing to exactly `2^sizeLog`. */

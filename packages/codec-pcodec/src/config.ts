@@ -66,20 +66,26 @@ export function parsePcodecConfig(
   };
   const oneOf = <T extends string>(key: string, value: unknown, allowed: string[]): T => {
     if (typeof value !== "string" || !allowed.includes(value)) {
-      fail(`configuration.${key} must be one of ${allowed.join(", ")}, got ${JSON.stringify(value)}`);
+      fail(
+        `configuration.${key} must be one of ${allowed.join(", ")}, got ${JSON.stringify(value)}`,
+      );
     }
     return value as T;
   };
   const level = integer("level", c.level ?? DEFAULT_LEVEL, 0, 12);
   const mode_spec = oneOf<ModeSpec>("mode_spec", c.mode_spec ?? "auto", MODE_SPECS);
   const delta_spec = oneOf<DeltaSpec>("delta_spec", c.delta_spec ?? "auto", DELTA_SPECS);
-  const paging_spec = oneOf<"equal_pages_up_to">("paging_spec", c.paging_spec ?? "equal_pages_up_to", [
-    "equal_pages_up_to",
-  ]);
+  const paging_spec = oneOf<"equal_pages_up_to">(
+    "paging_spec",
+    c.paging_spec ?? "equal_pages_up_to",
+    ["equal_pages_up_to"],
+  );
   const order = c.delta_encoding_order ?? null;
   const delta_encoding_order = order === null ? null : integer("delta_encoding_order", order, 0, 7);
   if (delta_encoding_order !== null && delta_spec !== "auto" && delta_spec !== "try_consecutive") {
-    fail("configuration.delta_encoding_order can only be set with delta_spec auto or try_consecutive");
+    fail(
+      "configuration.delta_encoding_order can only be set with delta_spec auto or try_consecutive",
+    );
   }
   if (delta_spec === "try_consecutive" && delta_encoding_order === null) {
     fail("configuration.delta_spec try_consecutive needs delta_encoding_order");

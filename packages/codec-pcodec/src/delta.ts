@@ -107,7 +107,8 @@ function lookback(a: Latents, s: number, window: number, lookbacks: Uint32Array)
   const mask = maskOf(a.bits);
   for (let i = s; i < n; i++) {
     const lb = lookbacks[i - s];
-    if (lb === 0 || lb > window) corrupt(`a lookback of ${lb} is outside the window [1, ${window}]`);
+    if (lb === 0 || lb > window)
+      corrupt(`a lookback of ${lb} is outside the window [1, ${window}]`);
     const j = i - lb;
     if (j < 0) continue; // adds 0
     if (wide) {

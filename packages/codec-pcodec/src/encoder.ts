@@ -12,8 +12,8 @@
  * @module
  */
 import { AnsEncoder } from "./ans.js";
-import { BitWriter } from "./bit-writer.js";
 import { chooseBins, type EncoderBins } from "./bins.js";
+import { BitWriter } from "./bit-writer.js";
 import { allocLatents, type Latents, maskOf, midOf } from "./latents.js";
 import { type FormatVersion, offsetBitsBits } from "./metadata.js";
 import type { PcoNumberType } from "./number-types.js";
@@ -70,7 +70,9 @@ export function encodeStandalone(
   for (const size of chunkSizes(n, Math.min(options.maxChunkN, MAX_CHUNK_N))) {
     const chunk = slice(latents, start, start + size);
     const order =
-      options.deltaOrder === "auto" ? chooseOrder(chunk, type, format, options.level) : options.deltaOrder;
+      options.deltaOrder === "auto"
+        ? chooseOrder(chunk, type, format, options.level)
+        : options.deltaOrder;
     writeChunk(w, chunk, type, format, order, options.level);
     start += size;
   }
@@ -117,7 +119,11 @@ function toLatents(bytes: Uint8Array, type: PcoNumberType, n: number): Latents {
 }
 
 function slice(l: Latents, start: number, end: number): Latents {
-  return { bits: l.bits, lo: l.lo.subarray(start, end), hi: l.bits === 64 ? l.hi.subarray(start, end) : l.hi };
+  return {
+    bits: l.bits,
+    lo: l.lo.subarray(start, end),
+    hi: l.bits === 64 ? l.hi.subarray(start, end) : l.hi,
+  };
 }
 
 /** Consecutive delta encoding: the `order` moments and the centered deltas. */
@@ -158,7 +164,12 @@ const AUTO_SAMPLE = 4096;
 const AUTO_ORDERS = [0, 1, 2, 3];
 
 /** The consecutive order (0..3) that encodes a prefix sample of the chunk smallest. */
-function chooseOrder(chunk: Latents, type: PcoNumberType, format: FormatVersion, level: number): number {
+function chooseOrder(
+  chunk: Latents,
+  type: PcoNumberType,
+  format: FormatVersion,
+  level: number,
+): number {
   const sample = slice(chunk, 0, Math.min(chunk.lo.length, AUTO_SAMPLE));
   let best = 0;
   let bestSize = Number.POSITIVE_INFINITY;

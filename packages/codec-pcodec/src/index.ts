@@ -29,7 +29,7 @@ export {
 } from "./config.js";
 export { type EncodeOptions, encodeStandalone } from "./encoder.js";
 export { PcoError } from "./errors.js";
-export { NUMBER_TYPES, type PcoNumberType, numberTypeNamed } from "./number-types.js";
+export { NUMBER_TYPES, numberTypeNamed, type PcoNumberType } from "./number-types.js";
 export {
   decodeStandalone,
   readStandaloneHeader,

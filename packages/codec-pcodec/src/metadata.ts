@@ -164,7 +164,9 @@ function readDelta(r: BitReader, version: FormatVersion): DeltaEncoding {
   if (version.major < 3) {
     // Before format 3: 3 bits of consecutive order, 0 meaning none.
     const order = r.read(3);
-    return order === 0 ? { kind: "none" } : { kind: "consecutive", order, secondaryUsesDelta: false };
+    return order === 0
+      ? { kind: "none" }
+      : { kind: "consecutive", order, secondaryUsesDelta: false };
   }
   const variant = r.read(4);
   switch (variant) {
@@ -315,11 +317,14 @@ export function floatOfLatent(lo: number, hi: number, type: PcoNumberType): numb
 }
 
 /** Reads a chunk's metadata at a byte boundary; leaves the reader at the next byte boundary. */
-export function readChunkMeta(r: BitReader, version: FormatVersion, type: PcoNumberType): ChunkMeta {
+export function readChunkMeta(
+  r: BitReader,
+  version: FormatVersion,
+  type: PcoNumberType,
+): ChunkMeta {
   const mode = readMode(r, version, type);
   const delta = readDelta(r, version);
-  const deltaVar =
-    delta.kind === "lookback" ? readLatentVar(r, 32, "lookback") : undefined;
+  const deltaVar = delta.kind === "lookback" ? readLatentVar(r, 32, "lookback") : undefined;
   const primary = readLatentVar(r, mode.kind === "dict" ? 32 : type.bits, "primary");
   const secondary =
     mode.kind === "int_mult" || mode.kind === "float_mult" || mode.kind === "float_quant"

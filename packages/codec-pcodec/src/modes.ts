@@ -15,7 +15,12 @@ import type { PcoNumberType } from "./number-types.js";
 export type OutputWords = Uint8Array | Uint16Array | Uint32Array;
 
 /** The `from_latent_ordered` of a narrow latent, as the number's bits. */
-function fromLatentNarrow(kind: PcoNumberType["kind"], l: number, mid: number, mask: number): number {
+function fromLatentNarrow(
+  kind: PcoNumberType["kind"],
+  l: number,
+  mid: number,
+  mask: number,
+): number {
   if (kind === "uint") return l;
   if (kind === "int") return l ^ mid;
   return l & mid ? l ^ mid : ~l & mask;
@@ -30,7 +35,10 @@ export function joinLatents(
   out: OutputWords,
   at: number,
 ): void {
-  if (type.bits === 64) return join64(mode, type, primary, secondary, out as Uint32Array, at);
+  if (type.bits === 64) {
+    join64(mode, type, primary, secondary, out as Uint32Array, at);
+    return;
+  }
   const n = primary.lo.length;
   const kind = type.kind;
   const mask = maskOf(type.bits);
@@ -44,7 +52,8 @@ export function joinLatents(
       const dict = mode.lo;
       for (let i = 0; i < n; i++) {
         const idx = l0[i];
-        if (idx >= dict.length) corrupt(`dictionary index ${idx} exceeds the ${dict.length} values`);
+        if (idx >= dict.length)
+          corrupt(`dictionary index ${idx} exceeds the ${dict.length} values`);
         out[at + i] = fromLatentNarrow(kind, dict[idx], mid, mask);
       }
       return;

@@ -171,7 +171,8 @@ function decodeBins(
     offsetBits[i] = stateOffsetBits[st];
     const b = bitsToRead[st];
     const byte = pos >>> 3;
-    const bits = ((buf[byte] | (buf[byte + 1] << 8) | (buf[byte + 2] << 16)) >>> (pos & 7)) & ((1 << b) - 1);
+    const bits =
+      ((buf[byte] | (buf[byte + 1] << 8) | (buf[byte + 2] << 16)) >>> (pos & 7)) & ((1 << b) - 1);
     pos += b;
     ansStates[j] = nextBase[st] + bits;
   }

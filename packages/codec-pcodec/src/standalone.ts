@@ -69,7 +69,9 @@ export function readHeader(r: BitReader): StandaloneHeader {
   const major = r.readAlignedBytes(1, "the format version")[0];
   const minor = major >= 4 ? r.readAlignedBytes(1, "the format minor version")[0] : 0;
   if (major > MAX_SUPPORTED_FORMAT.major) {
-    corrupt(`format version ${major}.${minor} is newer than the ${MAX_SUPPORTED_FORMAT.major}.x this decoder reads`);
+    corrupt(
+      `format version ${major}.${minor} is newer than the ${MAX_SUPPORTED_FORMAT.major}.x this decoder reads`,
+    );
   }
   if (standaloneVersion < 2) standaloneVersion = major === 0 ? 0 : 1;
   return { standaloneVersion, format: { major, minor }, uniformType, nHint };
@@ -114,7 +116,9 @@ export function decodeStandalone(
     const typeByte = r.readAlignedBytes(1, "a chunk's number type")[0];
     if (typeByte === 0) break;
     if (header.uniformType && typeByte !== header.uniformType.byte) {
-      corrupt(`a chunk's number type byte ${typeByte} differs from the uniform type ${header.uniformType.name}`);
+      corrupt(
+        `a chunk's number type byte ${typeByte} differs from the uniform type ${header.uniformType.name}`,
+      );
     }
     if (typeByte !== type.byte) {
       const found = numberTypeOfByte(typeByte);

@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { CodecError } from "@zarr/core";
 import { CodecPipeline, codecRegistry, codecTestContext } from "@zarr/core/codec";
 import { describe, expect, it } from "vitest";
-import { NumcodecsPcodecCodec, numcodecsPcodecCodec, PcodecCodec, pcodecCodec } from "../src/index.js";
+import {
+  NumcodecsPcodecCodec,
+  numcodecsPcodecCodec,
+  PcodecCodec,
+  pcodecCodec,
+} from "../src/index.js";
 import "../src/register.js";
 import { FIXTURES, firstDifference, readFixture, readNpy } from "./helpers.js";
 
@@ -18,15 +23,26 @@ const DEFAULTS = {
 
 describe("configuration (numcodecs/pcodec.py)", () => {
   it("fills numcodecs' defaults and writes every key", async () => {
-    const codec = await pcodecCodec.fromConfig({}, codecTestContext([10], "float64", { format: 2 }));
+    const codec = await pcodecCodec.fromConfig(
+      {},
+      codecTestContext([10], "float64", { format: 2 }),
+    );
     expect(codec.toJSON()).toEqual({ name: "pcodec", configuration: DEFAULTS });
   });
 
   it("reads every configuration of numcodecs' fixtures", async () => {
     for (let c = 0; c <= 10; c++) {
-      const path = join(FIXTURES, "numcodecs", `codec.${String(c).padStart(2, "0")}`, "config.json");
+      const path = join(
+        FIXTURES,
+        "numcodecs",
+        `codec.${String(c).padStart(2, "0")}`,
+        "config.json",
+      );
       const config = JSON.parse(readFileSync(path, "utf8"));
-      const codec = (await pcodecCodec.fromConfig(config, codecTestContext([10], "int64", { format: 2 }))) as PcodecCodec;
+      const codec = (await pcodecCodec.fromConfig(
+        config,
+        codecTestContext([10], "int64", { format: 2 }),
+      )) as PcodecCodec;
       const { id: _id, ...rest } = config;
       expect(codec.config).toMatchObject(rest);
     }
@@ -44,7 +60,9 @@ describe("configuration (numcodecs/pcodec.py)", () => {
       [{ equal_pages_up_to: 0 }, /equal_pages_up_to must be an integer/],
     ] as const) {
       await expect(async () => pcodecCodec.fromConfig(config, ctx)).rejects.toThrow(why);
-      await expect(async () => pcodecCodec.fromConfig(config, ctx)).rejects.toBeInstanceOf(CodecError);
+      await expect(async () => pcodecCodec.fromConfig(config, ctx)).rejects.toBeInstanceOf(
+        CodecError,
+      );
     }
   });
 
@@ -53,9 +71,9 @@ describe("configuration (numcodecs/pcodec.py)", () => {
       await pcodecCodec.fromConfig({}, codecTestContext([4], dt, { format: 2 }));
     }
     for (const dt of ["uint8", "bool", "complex64"]) {
-      await expect(async () => pcodecCodec.fromConfig({}, codecTestContext([4], dt, { format: 2 }))).rejects.toThrow(
-        /pcodec supports uint16/,
-      );
+      await expect(async () =>
+        pcodecCodec.fromConfig({}, codecTestContext([4], dt, { format: 2 })),
+      ).rejects.toThrow(/pcodec supports uint16/);
     }
   });
 
@@ -81,7 +99,15 @@ describe("codec behaviour", () => {
   });
 
   it("keeps NaN payloads, -0, infinities and extreme integers bit for bit", () => {
-    const f64 = new Float64Array([Number.NaN, -0, 0, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.MIN_VALUE, -Number.MAX_VALUE]);
+    const f64 = new Float64Array([
+      Number.NaN,
+      -0,
+      0,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      Number.MIN_VALUE,
+      -Number.MAX_VALUE,
+    ]);
     const words = new Uint32Array(f64.buffer);
     words[1] = 0xfff80001; // a negative NaN with a payload
     const codec = new PcodecCodec({ dataType: "float64" });
@@ -107,9 +133,13 @@ describe("codec behaviour", () => {
   it("a wrong expected size, another number type or a non-pco input is a CodecError naming the codec", () => {
     const codec = new PcodecCodec({ dataType: "uint32", path: "x/.zarray" });
     const enc = codec.encode(new Uint8Array(Uint32Array.of(1, 2, 3).buffer));
-    expect(() => codec.decode(enc, 8)).toThrow(/pcodec codec at "x\/.zarray": .*more than the expected 2/);
+    expect(() => codec.decode(enc, 8)).toThrow(
+      /pcodec codec at "x\/.zarray": .*more than the expected 2/,
+    );
     expect(() => codec.decode(enc, 16)).toThrow(/holds 3 numbers, expected 4/);
-    expect(() => new PcodecCodec({ dataType: "int32" }).decode(enc, 12)).toThrow(/u32 numbers, expected i32/);
+    expect(() => new PcodecCodec({ dataType: "int32" }).decode(enc, 12)).toThrow(
+      /u32 numbers, expected i32/,
+    );
     expect(() => codec.decode(Uint8Array.of(1, 2, 3, 4, 5), 12)).toThrow(CodecError);
     expect(() => codec.decode(enc.subarray(0, enc.length - 1), 12)).toThrow(CodecError);
   });
@@ -119,16 +149,25 @@ describe("codec behaviour", () => {
     const raw = new Uint8Array(Uint16Array.from({ length: 1000 }, (_, i) => i * 3).buffer);
     const enc = codec.encode(raw);
     expect(firstDifference(codec.decode(enc, undefined, { maxDecodedSize: 2000 }), raw)).toBe(-1);
-    expect(() => codec.decode(enc, undefined, { maxDecodedSize: 1998 })).toThrow(/more than the allowed 999/);
+    expect(() => codec.decode(enc, undefined, { maxDecodedSize: 1998 })).toThrow(
+      /more than the allowed 999/,
+    );
   });
 
   it("honours equal_pages_up_to and delta_encoding_order when encoding", () => {
-    const raw = new Uint8Array(BigInt64Array.from({ length: 1000 }, (_, i) => BigInt(i * i)).buffer);
-    const paged = new PcodecCodec({ dataType: "int64", equal_pages_up_to: 300, delta_encoding_order: 2 });
+    const raw = new Uint8Array(
+      BigInt64Array.from({ length: 1000 }, (_, i) => BigInt(i * i)).buffer,
+    );
+    const paged = new PcodecCodec({
+      dataType: "int64",
+      equal_pages_up_to: 300,
+      delta_encoding_order: 2,
+    });
     const enc = paged.encode(raw);
     // four chunks of 250: count the chunk preambles (type byte 4, n - 1 = 249)
     let chunks = 0;
-    for (let i = 0; i + 3 < enc.length; i++) if (enc[i] === 4 && enc[i + 1] === 249 && enc[i + 2] === 0 && enc[i + 3] === 0) chunks++;
+    for (let i = 0; i + 3 < enc.length; i++)
+      if (enc[i] === 4 && enc[i + 1] === 249 && enc[i + 2] === 0 && enc[i + 3] === 0) chunks++;
     expect(chunks).toBe(4);
     expect(firstDifference(paged.decode(enc, raw.length), raw)).toBe(-1);
     const plain = new PcodecCodec({ dataType: "int64", delta_spec: "no_op" }).encode(raw);

@@ -14,7 +14,17 @@ const codecs = new Map(
   TYPES.map((t) => [
     t.name,
     new PcodecCodec({
-      dataType: { u16: "uint16", u32: "uint32", u64: "uint64", i16: "int16", i32: "int32", i64: "int64", f16: "float16", f32: "float32", f64: "float64" }[t.name]!,
+      dataType: {
+        u16: "uint16",
+        u32: "uint32",
+        u64: "uint64",
+        i16: "int16",
+        i32: "int32",
+        i64: "int64",
+        f16: "float16",
+        f32: "float32",
+        f64: "float64",
+      }[t.name]!,
     }),
   ]),
 );
@@ -47,11 +57,16 @@ const ASSET_SEEDS: [string, string, number][] = [
 
 describe("fuzz pcodec decoder", () => {
   it("mutated and truncated real streams decode to the expected size or fail with CodecError", () => {
-    const seeds = [...SEEDS, ...ASSET_SEEDS].map(([f, t, size]) => [readFixture(...f.split("/")), t, size] as const);
+    const seeds = [...SEEDS, ...ASSET_SEEDS].map(
+      ([f, t, size]) => [readFixture(...f.split("/")), t, size] as const,
+    );
     fc.assert(
       fc.property(
         fc.nat(seeds.length - 1),
-        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         fc.nat(),
         fc.boolean(),
         (which, flips, cut, truncate) => {

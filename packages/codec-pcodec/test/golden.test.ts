@@ -1,10 +1,10 @@
+import { join } from "node:path";
 import { float16BitsToNumber, float64ToFloat16Bits } from "@zarr/core/codec";
 import { describe, expect, it } from "vitest";
+import { BitReader } from "../src/bit-reader.js";
 import { numberTypeNamed } from "../src/number-types.js";
 import { decodeStandalone, readHeader } from "../src/standalone.js";
-import { BitReader } from "../src/bit-reader.js";
-import { firstDifference, pcoTypeOfDescr, readFixture, readNpy, FIXTURES } from "./helpers.js";
-import { join } from "node:path";
+import { FIXTURES, firstDifference, pcoTypeOfDescr, readFixture, readNpy } from "./helpers.js";
 
 // numcodecs' own fixtures (fixture/pcodec in zarr-developers/numcodecs): each
 // codec.NN/encoded.MM.dat is real pcodec output for array.MM.npy, written by
@@ -51,7 +51,11 @@ function range(a: number, b: number): number[] {
 }
 
 const ASSETS: [string, string, () => Uint8Array][] = [
-  ["v0_0_0_classic", "i32", () => new Uint8Array(Int32Array.from([...range(0, 1000), ...range(2000, 3000)]).buffer)],
+  [
+    "v0_0_0_classic",
+    "i32",
+    () => new Uint8Array(Int32Array.from([...range(0, 1000), ...range(2000, 3000)]).buffer),
+  ],
   [
     "v0_0_0_delta_float_mult",
     "f32",
@@ -124,7 +128,11 @@ const ASSETS: [string, string, () => Uint8Array][] = [
     },
   ],
   ["v1_0_0_u8", "u8", () => Uint8Array.from([...range(0, 65), ...range(192, 256)])],
-  ["v1_0_0_i8", "i8", () => new Uint8Array(Int8Array.from([...range(-128, -63), ...range(64, 128)]).buffer)],
+  [
+    "v1_0_0_i8",
+    "i8",
+    () => new Uint8Array(Int8Array.from([...range(-128, -63), ...range(64, 128)]).buffer),
+  ],
 ];
 
 describe("pcodec compatibility assets (real pco output of every format version)", () => {
@@ -132,7 +140,11 @@ describe("pcodec compatibility assets (real pco output of every format version)"
     it(`${name}.pco decodes to the numbers compatibility.rs wrote`, () => {
       const type = numberTypeNamed(typeName);
       const want = expected();
-      const out = decodeStandalone(readFixture("pco-assets", `${name}.pco`), type, want.length / (type.bits / 8));
+      const out = decodeStandalone(
+        readFixture("pco-assets", `${name}.pco`),
+        type,
+        want.length / (type.bits / 8),
+      );
       expect(firstDifference(out, want)).toBe(-1);
     });
   }

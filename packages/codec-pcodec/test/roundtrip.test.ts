@@ -29,7 +29,8 @@ function samples(type: PcoNumberType, n: number, seed: number): Record<string, U
       if (type.bits === 64) dv.setFloat64(8 * i, 1000 + v / 7, true);
       else if (type.bits === 32) dv.setFloat32(4 * i, 1000 + v / 7, true);
       else dv.setUint16(2 * i, 0x3c00 + (v & 0x3ff), true);
-    } else if (type.bits === 64) dv.setBigUint64(8 * i, BigInt.asUintN(64, BigInt(v) * 123456789n), true);
+    } else if (type.bits === 64)
+      dv.setBigUint64(8 * i, BigInt.asUintN(64, BigInt(v) * 123456789n), true);
     else if (type.bits === 32) dv.setUint32(4 * i, (v * 1000) >>> 0, true);
     else if (type.bits === 16) dv.setUint16(2 * i, v & 0xffff, true);
     else dv.setUint8(i, v & 0xff);
@@ -64,8 +65,14 @@ describe("encode -> decode round trips (spec: Standalone Format, Chunk Metadata,
   it("writes the oldest format that holds it: standalone 2, format 1 (32/64-bit), 2 (16-bit), 4.1 (8-bit)", () => {
     const opts = OPTIONS[0];
     const header = (name: string) =>
-      readStandaloneHeader(encodeStandalone(new Uint8Array(8), NUMBER_TYPES.find((t) => t.name === name)!, opts));
-    expect(header("f64")).toMatchObject({ standaloneVersion: 2, format: { major: 1, minor: 0 }, nHint: 1 });
+      readStandaloneHeader(
+        encodeStandalone(new Uint8Array(8), NUMBER_TYPES.find((t) => t.name === name)!, opts),
+      );
+    expect(header("f64")).toMatchObject({
+      standaloneVersion: 2,
+      format: { major: 1, minor: 0 },
+      nHint: 1,
+    });
     expect(header("f32").format.major).toBe(1);
     expect(header("u16").format.major).toBe(2);
     expect(header("u8").format).toEqual({ major: 4, minor: 1 });
@@ -73,7 +80,10 @@ describe("encode -> decode round trips (spec: Standalone Format, Chunk Metadata,
 
   it("compresses smooth data well (f64 sine: < 25% of raw)", () => {
     const type = NUMBER_TYPES.find((t) => t.name === "f64")!;
-    const values = Float64Array.from({ length: 100000 }, (_, i) => Math.round(Math.sin(i / 1000) * 1e4) / 100);
+    const values = Float64Array.from(
+      { length: 100000 },
+      (_, i) => Math.round(Math.sin(i / 1000) * 1e4) / 100,
+    );
     const raw = new Uint8Array(values.buffer);
     const enc = encodeStandalone(raw, type, OPTIONS[0]);
     expect(enc.length).toBeLessThan(raw.length / 4);

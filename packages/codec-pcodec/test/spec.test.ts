@@ -31,7 +31,12 @@ function latentVar(w: BitWriter, ansSizeLog: number, bins: Bin[], bits: number):
 }
 
 /** A standalone v3 stream (format 4.1) with one chunk of `n` numbers of `typeName`. */
-function stream(typeName: string, n: number, meta: (w: BitWriter) => void, page: (w: BitWriter) => void) {
+function stream(
+  typeName: string,
+  n: number,
+  meta: (w: BitWriter) => void,
+  page: (w: BitWriter) => void,
+) {
   const type = numberTypeNamed(typeName);
   const w = new BitWriter();
   w.writeBytes([112, 99, 111, 33, 3, 0]); // "pco!", standalone 3, no uniform type
@@ -48,7 +53,12 @@ function stream(typeName: string, n: number, meta: (w: BitWriter) => void, page:
   return { bytes: w.bytes(), type };
 }
 
-function decodeWords(typeName: string, n: number, meta: (w: BitWriter) => void, page: (w: BitWriter) => void) {
+function decodeWords(
+  typeName: string,
+  n: number,
+  meta: (w: BitWriter) => void,
+  page: (w: BitWriter) => void,
+) {
   const { bytes, type } = stream(typeName, n, meta, page);
   return decodeStandalone(bytes, type, n);
 }
@@ -62,7 +72,9 @@ describe("format spec definitions", () => {
   });
 
   it("the minimal standalone file [pco!, 0, 0] holds no numbers", () => {
-    expect(decodeStandalone(Uint8Array.of(112, 99, 111, 33, 0, 0), numberTypeNamed("i64"), 0)).toHaveLength(0);
+    expect(
+      decodeStandalone(Uint8Array.of(112, 99, 111, 33, 0, 0), numberTypeNamed("i64"), 0),
+    ).toHaveLength(0);
   });
 
   it("Consecutive: moments [1, 2] and deltas [0, 10, 0] decode to [1, 3, 5, 17, 29]", () => {
@@ -95,10 +107,15 @@ describe("format spec definitions", () => {
       (w) => {
         put(w, 0, 4);
         put(w, 0, 4); // no delta
-        latentVar(w, 1, [
-          { weight: 1, lower: 0x8000n, offsetBits: 0 },
-          { weight: 1, lower: 0x8010n, offsetBits: 2 },
-        ], 16);
+        latentVar(
+          w,
+          1,
+          [
+            { weight: 1, lower: 0x8000n, offsetBits: 0 },
+            { weight: 1, lower: 0x8010n, offsetBits: 2 },
+          ],
+          16,
+        );
       },
       (w) => {
         for (const s of [1, 0, 1, 0]) put(w, s, 1); // initial states of the 4 decoders
@@ -136,7 +153,7 @@ describe("format spec definitions", () => {
 
   it("FloatMult: int_float_from_latent(l0) * mult + (l1 + MID) ULPs", () => {
     const base = 0.1;
-    const baseLatent = (new BigUint64Array(Float64Array.of(base).buffer)[0] ^ (1n << 63n));
+    const baseLatent = new BigUint64Array(Float64Array.of(base).buffer)[0] ^ (1n << 63n);
     const MID = 1n << 63n;
     // numbers i * 0.1 for i = -2..2, with ULP adjustments [0, +1, 0, -1, 0]
     const mults = [-2, -1, 0, 1, 2];
@@ -154,7 +171,8 @@ describe("format spec definitions", () => {
       (w) => {
         w.finishByte();
         // int_float latents: MID + i for i >= 0, MID - 1 - |i| for i < 0 (MID - 1 is -0.0)
-        for (const i of mults) put(w, (i >= 0 ? MID + BigInt(i) : MID - 1n - BigInt(-i)) - (MID - 3n), 3);
+        for (const i of mults)
+          put(w, (i >= 0 ? MID + BigInt(i) : MID - 1n - BigInt(-i)) - (MID - 3n), 3);
         for (const a of adj) put(w, a + 1n, 2);
       },
     );
