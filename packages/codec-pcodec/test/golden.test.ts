@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { BitReader } from "../src/bit-reader.js";
 import { numberTypeNamed } from "../src/number-types.js";
 import { decodeStandalone, readHeader } from "../src/standalone.js";
+import { readChunkMeta } from "../src/metadata.js";
+import { decodePage } from "../src/page.js";
 import { FIXTURES, firstDifference, pcoTypeOfDescr, readFixture, readNpy } from "./helpers.js";
 
 // numcodecs' own fixtures (fixture/pcodec in zarr-developers/numcodecs): each
@@ -157,5 +159,37 @@ describe("pcodec compatibility assets (real pco output of every format version)"
     }
     expect([...seen].sort()).toEqual(expect.arrayContaining(["0/0.0", "3/4.1"]));
     expect(seen.size).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe("what the real fixtures exercise", () => {
+  it("every mode and delta encoding of the spec appears in real pco output", () => {
+    const seen = new Set<string>();
+    const visit = (bytes: Uint8Array, typeName: string, label: string) => {
+      const type = numberTypeNamed(typeName);
+      const r = new BitReader(bytes);
+      const header = readHeader(r);
+      for (;;) {
+        const byte = r.readAlignedBytes(1, "type")[0];
+        if (byte === 0) break;
+        const nb = r.readAlignedBytes(3, "n");
+        const n = 1 + (nb[0] | (nb[1] << 8) | (nb[2] << 16));
+        const meta = readChunkMeta(r, header.format, type);
+        const order = meta.delta.kind === "consecutive" ? meta.delta.order : "";
+        seen.add(`${typeName} ${meta.mode.kind} ${meta.delta.kind}${order} (${label})`);
+        decodePage(r, meta, n);
+      }
+    };
+    for (let c = 0; c <= 10; c++) {
+      for (let a = 0; a <= 9; a++) {
+        const codec = `codec.${String(c).padStart(2, "0")}`;
+        const npy = readNpy(join(FIXTURES, "numcodecs", `array.${String(a).padStart(2, "0")}.npy`));
+        visit(readFixture("numcodecs", codec, `encoded.${String(a).padStart(2, "0")}.dat`), pcoTypeOfDescr(npy.descr), "numcodecs");
+      }
+    }
+    for (const [name, typeName] of ASSETS) visit(readFixture("pco-assets", `${name}.pco`), typeName, name);
+    const all = [...seen].join("\n");
+    for (const mode of ["classic", "int_mult", "float_mult", "float_quant", "dict"]) expect(all).toContain(` ${mode} `);
+    for (const delta of ["none", "consecutive1", "consecutive2", "lookback", "conv1"]) expect(all).toContain(` ${delta} `);
   });
 });

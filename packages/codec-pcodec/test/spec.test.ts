@@ -1,3 +1,4 @@
+import { float16BitsToNumber, float64ToFloat16Bits } from "@zarr/core/codec";
 import { describe, expect, it } from "vitest";
 import { spreadStateSymbols } from "../src/ans.js";
 import { BitWriter } from "../src/bit-writer.js";
@@ -291,5 +292,99 @@ describe("format spec definitions", () => {
     );
     // predictions on latents: 2*20-10 = 30 (+0), 2*30-20 = 40 (+1) -> 41, 2*41-30 = 52 (+2) -> 54
     expect(Array.from(new Int32Array(out.buffer))).toEqual([10, 20, 30, 41, 54]);
+  });
+});
+
+describe("format spec definitions on the widths real fixtures do not cover", () => {
+  const M64 = 2n ** 64n - 1n;
+  const u64s = (out: Uint8Array) => Array.from(new BigUint64Array(out.buffer));
+
+  it("IntMult on i64: l0 * mult + l1 wraps modulo 2^64 before from_latent_ordered", () => {
+    const base = (1n << 40n) + 3n;
+    const l0 = [(1n << 30n) + 5n, (1n << 33n) + 1n];
+    const l1 = [7n, base - 1n];
+    const out = decodeWords(
+      "i64",
+      2,
+      (w) => {
+        put(w, 1, 4);
+        put(w, base, 64);
+        put(w, 0, 4);
+        latentVar(w, 0, [{ weight: 1, lower: 0n, offsetBits: 64 }], 64);
+        latentVar(w, 0, [{ weight: 1, lower: 0n, offsetBits: 64 }], 64);
+      },
+      (w) => {
+        w.finishByte();
+        for (const v of l0) put(w, v, 64);
+        for (const v of l1) put(w, v, 64);
+      },
+    );
+    const want = l0.map((a, i) => ((a * base + l1[i]) & M64) ^ (1n << 63n));
+    expect(u64s(out)).toEqual(want);
+  });
+
+  it("FloatQuant on f64 with k = 40 (past the low word)", () => {
+    const k = 40n;
+    const values = [1.5, -2.75, 1e300];
+    const latent = (x: number) => {
+      const b = new BigUint64Array(Float64Array.of(x).buffer)[0];
+      return b & (1n << 63n) ? ~b & M64 : b ^ (1n << 63n);
+    };
+    // secondary: an adjustment of +3 (positive) / -3 (negative) units of the last place
+    const prim = values.map((v) => latent(v) >> k);
+    const sec = [3n, 3n, 0n];
+    const out = decodeWords(
+      "f64",
+      3,
+      (w) => {
+        put(w, 3, 4);
+        put(w, k, 8);
+        put(w, 0, 4);
+        latentVar(w, 0, [{ weight: 1, lower: 0n, offsetBits: 24 }], 64);
+        latentVar(w, 0, [{ weight: 1, lower: 0n, offsetBits: 2 }], 64);
+      },
+      (w) => {
+        w.finishByte();
+        for (const p of prim) put(w, p, 24);
+        for (const s of sec) put(w, s, 2);
+      },
+    );
+    const got = new Float64Array(out.buffer);
+    const ulp = (x: number, n: number) => {
+      const b = new BigUint64Array(Float64Array.of(x).buffer);
+      b[0] += BigInt(n);
+      return new Float64Array(b.buffer)[0];
+    };
+    // positive: low latent bits = m; negative: 2^k - 1 - m, so m counts units of the last
+    // place away from the quantum in both cases (in magnitude)
+    expect(got[0]).toBe(ulp(1.5, 3));
+    expect(got[1]).toBe(ulp(-2.75, 3));
+    const quantum = new BigUint64Array(Float64Array.of(1e300).buffer);
+    quantum[0] &= ~((1n << k) - 1n);
+    expect(got[2]).toBe(new Float64Array(quantum.buffer)[0]);
+  });
+
+  it("FloatMult on f16: the product is rounded to half precision once", () => {
+    const baseBits = float64ToFloat16Bits(0.1);
+    const base = float16BitsToNumber(baseBits);
+    const baseLatent = (baseBits ^ 0x8000) >>> 0; // positive: toggle the sign bit
+    const mults = [-3, 0, 1, 7, 2047];
+    const MID = 0x8000;
+    const out = decodeWords(
+      "f16",
+      mults.length,
+      (w) => {
+        put(w, 2, 4);
+        put(w, baseLatent, 16);
+        put(w, 0, 4);
+        latentVar(w, 0, [{ weight: 1, lower: 0n, offsetBits: 16 }], 16);
+        latentVar(w, 0, [{ weight: 1, lower: BigInt(MID), offsetBits: 0 }], 16);
+      },
+      (w) => {
+        w.finishByte();
+        for (const i of mults) put(w, i >= 0 ? MID + i : MID - 1 - -i, 16);
+      },
+    );
+    expect(Array.from(new Uint16Array(out.buffer))).toEqual(mults.map((i) => float64ToFloat16Bits(i * base)));
   });
 });
