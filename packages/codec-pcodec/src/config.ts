@@ -44,7 +44,15 @@ const KNOWN = new Set([
 const MODE_SPECS = ["auto", "classic"];
 const DELTA_SPECS = ["auto", "no_op", "none", "try_consecutive", "try_lookback"];
 
-/** Validates a configuration, filling numcodecs' defaults; a `CodecError` names the bad field. */
+/**
+ * Validates a configuration, filling numcodecs' defaults; a `CodecError` names the bad field.
+ *
+ * @example
+ * ```ts
+ * import { parsePcodecConfig } from "@zarr/codec-pcodec";
+ * parsePcodecConfig({ id: "pcodec", level: 5 }, "pcodec", "a/.zarray", true).delta_spec; // "auto"
+ * ```
+ */
 export function parsePcodecConfig(
   configuration: JsonObject | undefined,
   name: string,

@@ -45,7 +45,20 @@ export function chunkSizes(n: number, maxChunkN: number): number[] {
   return Array.from({ length: count }, (_, i) => (i < extra ? low + 1 : low));
 }
 
-/** Encodes the little-endian numbers in `bytes` as a standalone Pco stream. */
+/**
+ * Encodes the little-endian numbers in `bytes` as a standalone Pco stream.
+ *
+ * @example
+ * ```ts
+ * import { encodeStandalone, numberTypeNamed } from "@zarr/codec-pcodec";
+ * const values = Int32Array.from({ length: 1000 }, (_, i) => i * i);
+ * const stream = encodeStandalone(new Uint8Array(values.buffer), numberTypeNamed("i32"), {
+ *   level: 8,
+ *   deltaOrder: "auto",
+ *   maxChunkN: 262144,
+ * });
+ * ```
+ */
 export function encodeStandalone(
   bytes: Uint8Array,
   type: PcoNumberType,

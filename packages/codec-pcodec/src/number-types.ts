@@ -49,7 +49,15 @@ export function numberTypeOfByte(byte: number): PcoNumberType | undefined {
   return BY_BYTE.get(byte);
 }
 
-/** The number type named `u32`, `f64`, ... (throws for other names). */
+/**
+ * The number type named `u32`, `f64`, ... (throws for other names).
+ *
+ * @example
+ * ```ts
+ * import { numberTypeNamed } from "@zarr/codec-pcodec";
+ * numberTypeNamed("f16").byte; // 9, its standalone type byte
+ * ```
+ */
 export function numberTypeNamed(name: string): PcoNumberType {
   const found = BY_NAME.get(name);
   if (!found) throw new RangeError(`pco has no number type "${name}"`);

@@ -97,6 +97,14 @@ function outputFor(type: PcoNumberType, count: number): [Uint8Array, OutputWords
  * few hundred KiB). Without it, `count` is only an upper bound and each chunk
  * is decoded into its own buffer. Bytes after the termination byte are
  * ignored, as Pco does. Throws {@link PcoError} for anything else.
+ *
+ * @example
+ * ```ts
+ * import { decodeStandalone, numberTypeNamed } from "@zarr/codec-pcodec";
+ * declare const stream: Uint8Array; // e.g. what pcodec.standalone.simple_compress wrote
+ * const f64 = numberTypeNamed("f64");
+ * const values = new Float64Array(decodeStandalone(stream, f64, 1000).buffer); // exactly 1000 numbers
+ * ```
  */
 export function decodeStandalone(
   bytes: Uint8Array,
@@ -157,7 +165,16 @@ export function decodeStandalone(
   return joined;
 }
 
-/** Reads the header of a standalone stream (versions, uniform type, size hint). */
+/**
+ * Reads the header of a standalone stream (versions, uniform type, size hint).
+ *
+ * @example
+ * ```ts
+ * import { readStandaloneHeader } from "@zarr/codec-pcodec";
+ * declare const stream: Uint8Array;
+ * const { standaloneVersion, format, nHint } = readStandaloneHeader(stream);
+ * ```
+ */
 export function readStandaloneHeader(bytes: Uint8Array): StandaloneHeader {
   return readHeader(new BitReader(bytes));
 }
