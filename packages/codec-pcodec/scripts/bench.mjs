@@ -62,7 +62,9 @@ async function timeAsync(f, minMs = 400) {
 }
 
 console.log(`node ${process.version}, ${N} numbers per chunk`);
-console.log("| data type | data | pcodec ratio | encode MB/s | decode MB/s | zstd 3 ratio | zstd encode MB/s | zstd decode MB/s |");
+console.log(
+  "| data type | data | pcodec ratio | encode MB/s | decode MB/s | zstd 3 ratio | zstd encode MB/s | zstd decode MB/s |",
+);
 console.log("|---|---|---|---|---|---|---|---|");
 const zstd = new ZstdCodec({ level: 3 });
 await zstd.encode(new Uint8Array(8));

@@ -2,10 +2,10 @@ import { join } from "node:path";
 import { float16BitsToNumber, float64ToFloat16Bits } from "@zarr/core/codec";
 import { describe, expect, it } from "vitest";
 import { BitReader } from "../src/bit-reader.js";
-import { numberTypeNamed } from "../src/number-types.js";
-import { decodeStandalone, readHeader } from "../src/standalone.js";
 import { readChunkMeta } from "../src/metadata.js";
+import { numberTypeNamed } from "../src/number-types.js";
 import { decodePage } from "../src/page.js";
+import { decodeStandalone, readHeader } from "../src/standalone.js";
 import { FIXTURES, firstDifference, pcoTypeOfDescr, readFixture, readNpy } from "./helpers.js";
 
 // numcodecs' own fixtures (fixture/pcodec in zarr-developers/numcodecs): each
@@ -184,12 +184,19 @@ describe("what the real fixtures exercise", () => {
       for (let a = 0; a <= 9; a++) {
         const codec = `codec.${String(c).padStart(2, "0")}`;
         const npy = readNpy(join(FIXTURES, "numcodecs", `array.${String(a).padStart(2, "0")}.npy`));
-        visit(readFixture("numcodecs", codec, `encoded.${String(a).padStart(2, "0")}.dat`), pcoTypeOfDescr(npy.descr), "numcodecs");
+        visit(
+          readFixture("numcodecs", codec, `encoded.${String(a).padStart(2, "0")}.dat`),
+          pcoTypeOfDescr(npy.descr),
+          "numcodecs",
+        );
       }
     }
-    for (const [name, typeName] of ASSETS) visit(readFixture("pco-assets", `${name}.pco`), typeName, name);
+    for (const [name, typeName] of ASSETS)
+      visit(readFixture("pco-assets", `${name}.pco`), typeName, name);
     const all = [...seen].join("\n");
-    for (const mode of ["classic", "int_mult", "float_mult", "float_quant", "dict"]) expect(all).toContain(` ${mode} `);
-    for (const delta of ["none", "consecutive1", "consecutive2", "lookback", "conv1"]) expect(all).toContain(` ${delta} `);
+    for (const mode of ["classic", "int_mult", "float_mult", "float_quant", "dict"])
+      expect(all).toContain(` ${mode} `);
+    for (const delta of ["none", "consecutive1", "consecutive2", "lookback", "conv1"])
+      expect(all).toContain(` ${delta} `);
   });
 });

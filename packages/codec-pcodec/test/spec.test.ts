@@ -385,6 +385,8 @@ describe("format spec definitions on the widths real fixtures do not cover", () 
         for (const i of mults) put(w, i >= 0 ? MID + i : MID - 1 - -i, 16);
       },
     );
-    expect(Array.from(new Uint16Array(out.buffer))).toEqual(mults.map((i) => float64ToFloat16Bits(i * base)));
+    expect(Array.from(new Uint16Array(out.buffer))).toEqual(
+      mults.map((i) => float64ToFloat16Bits(i * base)),
+    );
   });
 });
