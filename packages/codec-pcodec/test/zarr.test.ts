@@ -78,6 +78,31 @@ describe("v2 arrays with the pcodec compressor", () => {
   });
 });
 
+/** `n` values of `dataType` in its in-memory array type. */
+function makeData(dataType: string, n: number): ArrayLike<number | bigint> {
+  const ints = Array.from({ length: n }, (_, i) => i * 3);
+  switch (dataType) {
+    case "int64":
+      return BigInt64Array.from(ints, (x) => BigInt(x * x));
+    case "uint64":
+      return BigUint64Array.from(ints, (x) => BigInt(x * x));
+    case "uint16":
+      return Uint16Array.from(ints);
+    case "int16":
+      return Int16Array.from(ints, (x) => -x);
+    case "uint32":
+      return Uint32Array.from(ints);
+    case "int32":
+      return Int32Array.from(ints, (x) => -x);
+    case "float16":
+      return Float32Array.from(ints, (x) => x / 4);
+    case "float32":
+      return Float32Array.from(ints, (x) => x / 7);
+    default:
+      return Float64Array.from(ints, (x) => x / 7);
+  }
+}
+
 describe("v3 arrays with numcodecs.pcodec", () => {
   it("write and read back every numcodecs data type", async () => {
     for (const dataType of [
@@ -99,23 +124,7 @@ describe("v3 arrays with numcodecs.pcodec", () => {
         codecs: [{ name: "numcodecs.pcodec", configuration: { level: 5 } }],
       });
       const n = 210;
-      const data =
-        dataType.endsWith("64") && !dataType.startsWith("float")
-          ? (dataType === "int64" ? BigInt64Array : BigUint64Array).from({ length: n }, (_, i) =>
-              BigInt(i * i),
-            )
-          : dataType === "float16"
-            ? Float32Array.from({ length: n }, (_, i) => i / 4)
-            : new (
-                {
-                  uint16: Uint16Array,
-                  int16: Int16Array,
-                  uint32: Uint32Array,
-                  int32: Int32Array,
-                  float32: Float32Array,
-                  float64: Float64Array,
-                } as const
-              )[dataType as "uint16"](n).map((_, i) => i * 3);
+      const data = makeData(dataType, n);
       await a.set(null, { data, shape: [30, 7], stride: [7, 1] } as never);
       const back = await (await openArray(store, "a")).get();
       expect(Array.from(back.data as ArrayLike<number>), dataType).toEqual(
