@@ -79,7 +79,11 @@ function gather(
   place: BlockPlace,
 ): void {
   const dims = sizes.length;
-  const [cx, cy, cz, cw] = place.count as [number, number, number, number];
+  const count = place.count;
+  const cx = count[0]!;
+  const cy = count[1]!;
+  const cz = count[2]!;
+  const cw = count[3]!;
   const sy = dims > 1 ? sizes[0]! : 0;
   const sz = dims > 2 ? sy * sizes[1]! : 0;
   const sw = dims > 3 ? sz * sizes[2]! : 0;
@@ -123,7 +127,11 @@ function scatter(
   place: BlockPlace,
 ): void {
   const dims = sizes.length;
-  const [cx, cy, cz, cw] = place.count as [number, number, number, number];
+  const count = place.count;
+  const cx = count[0]!;
+  const cy = count[1]!;
+  const cz = count[2]!;
+  const cw = count[3]!;
   const sy = dims > 1 ? sizes[0]! : 0;
   const sz = dims > 2 ? sy * sizes[1]! : 0;
   const sw = dims > 3 ? sz * sizes[2]! : 0;

@@ -10,14 +10,13 @@
 import type { BitReader, BitWriter } from "./bitstream.js";
 import { LINE_STARTS, planeWords } from "./lines.js";
 import { COEFFICIENT_ORDER } from "./order.js";
-import { decodePlanes, encodePlanes } from "./planes.js";
+import { decodePlanes, encodePlanes, transpose32 } from "./planes.js";
 
 const NBMASK = 0xaaaaaaaa;
 /** Bits that code a reversible block's precision. */
 const PBITS = 5;
 
-const planes = new Uint32Array(32 * 8);
-const coded = new Uint32Array(256);
+const planes = new Int32Array(32 * 8);
 
 function fwdLift(b: Int32Array, p: number, s: number): void {
   let x = b[p]!;
@@ -101,16 +100,43 @@ function revInvLift(b: Int32Array, p: number, s: number): void {
   b[p + 3 * s] = w;
 }
 
-type Lift = (b: Int32Array, p: number, s: number) => void;
-
-/** Lifts every line along axes 0, 1, ... (forward) or ..., 1, 0 (inverse). */
-function transform(b: Int32Array, dims: number, lift: Lift, forward: boolean): void {
+/*
+ * Each transform lifts every line along axes 0, 1, ... (forward) or ..., 1,
+ * 0 (inverse). One function per lift keeps each call site monomorphic.
+ */
+function fwdXform(b: Int32Array, dims: number): void {
   const lines = LINE_STARTS[dims]!;
-  for (let i = 0; i < dims; i++) {
-    const axis = forward ? i : dims - 1 - i;
+  for (let axis = 0; axis < dims; axis++) {
     const starts = lines[axis]!;
-    const stride = 1 << (2 * axis);
-    for (let j = 0; j < starts.length; j++) lift(b, starts[j]!, stride);
+    const s = 1 << (2 * axis);
+    for (let j = 0; j < starts.length; j++) fwdLift(b, starts[j]!, s);
+  }
+}
+
+function invXform(b: Int32Array, dims: number): void {
+  const lines = LINE_STARTS[dims]!;
+  for (let axis = dims - 1; axis >= 0; axis--) {
+    const starts = lines[axis]!;
+    const s = 1 << (2 * axis);
+    for (let j = 0; j < starts.length; j++) invLift(b, starts[j]!, s);
+  }
+}
+
+function revFwdXform(b: Int32Array, dims: number): void {
+  const lines = LINE_STARTS[dims]!;
+  for (let axis = 0; axis < dims; axis++) {
+    const starts = lines[axis]!;
+    const s = 1 << (2 * axis);
+    for (let j = 0; j < starts.length; j++) revFwdLift(b, starts[j]!, s);
+  }
+}
+
+function revInvXform(b: Int32Array, dims: number): void {
+  const lines = LINE_STARTS[dims]!;
+  for (let axis = dims - 1; axis >= 0; axis--) {
+    const starts = lines[axis]!;
+    const s = 1 << (2 * axis);
+    for (let j = 0; j < starts.length; j++) revInvLift(b, starts[j]!, s);
   }
 }
 
@@ -118,19 +144,14 @@ function transform(b: Int32Array, dims: number, lift: Lift, forward: boolean): v
 function toPlanes(b: Int32Array, dims: number, words: number): number {
   const order = COEFFICIENT_ORDER[dims]!;
   const size = order.length;
-  planes.fill(0, 0, 32 * words);
+  if (size < 32) planes.fill(0, size, 32);
   let or = 0;
   for (let i = 0; i < size; i++) {
-    let u = (b[order[i]!]! + NBMASK) ^ NBMASK;
+    const u = (b[order[i]!]! + NBMASK) ^ NBMASK;
     or |= u;
-    const word = i >>> 5;
-    const bit = 1 << (i & 31);
-    while (u !== 0) {
-      const k = 31 - Math.clz32(u);
-      planes[k * words + word]! |= bit;
-      u ^= 1 << k;
-    }
+    planes[i] = u;
   }
+  for (let w = 0; w < words; w++) transpose32(planes, 32 * w);
   return or;
 }
 
@@ -138,18 +159,8 @@ function toPlanes(b: Int32Array, dims: number, words: number): number {
 function fromPlanes(b: Int32Array, dims: number, words: number): void {
   const order = COEFFICIENT_ORDER[dims]!;
   const size = order.length;
-  coded.fill(0, 0, size);
-  for (let k = 0; k < 32; k++) {
-    for (let w = 0; w < words; w++) {
-      let word = planes[k * words + w]!;
-      while (word !== 0) {
-        const low = word & -word;
-        coded[w * 32 + 31 - Math.clz32(low)]! |= 1 << k;
-        word ^= low;
-      }
-    }
-  }
-  for (let i = 0; i < size; i++) b[order[i]!] = ((coded[i]! ^ NBMASK) - NBMASK) | 0;
+  for (let w = 0; w < words; w++) transpose32(planes, 32 * w);
+  for (let i = 0; i < size; i++) b[order[i]!] = ((planes[i]! ^ NBMASK) - NBMASK) | 0;
 }
 
 /** Encodes a block of 32-bit integers (lossy modes); returns the bits written. */
@@ -161,7 +172,7 @@ export function encodeInt32Block(
   b: Int32Array,
   dims: number,
 ): number {
-  transform(b, dims, fwdLift, true);
+  fwdXform(b, dims);
   const words = planeWords(dims);
   toPlanes(b, dims, words);
   let bits = encodePlanes(out, maxbits, maxprec, 32, planes, words, 1 << (2 * dims));
@@ -188,7 +199,7 @@ export function decodeInt32Block(
     bits = minbits;
   }
   fromPlanes(b, dims, words);
-  transform(b, dims, invLift, false);
+  invXform(b, dims);
   return bits;
 }
 
@@ -201,7 +212,7 @@ export function encodeInt32BlockReversible(
   b: Int32Array,
   dims: number,
 ): number {
-  transform(b, dims, revFwdLift, true);
+  revFwdXform(b, dims);
   const words = planeWords(dims);
   const or = toPlanes(b, dims, words);
   // Planes below the lowest set bit of any coefficient need not be coded.
@@ -235,6 +246,6 @@ export function decodeInt32BlockReversible(
     bits = minbits;
   }
   fromPlanes(b, dims, words);
-  transform(b, dims, revInvLift, false);
+  revInvXform(b, dims);
   return bits;
 }

@@ -9,15 +9,13 @@
 import type { BitReader, BitWriter } from "./bitstream.js";
 import { LINE_STARTS, planeWords } from "./lines.js";
 import { COEFFICIENT_ORDER } from "./order.js";
-import { decodePlanes, encodePlanes } from "./planes.js";
+import { decodePlanes, encodePlanes, transpose32 } from "./planes.js";
 
 const NBMASK = 0xaaaaaaaa;
 /** Bits that code a reversible block's precision. */
 const PBITS = 6;
 
-const planes = new Uint32Array(64 * 8);
-const codedHi = new Uint32Array(256);
-const codedLo = new Uint32Array(256);
+const planes = new Int32Array(64 * 8);
 /** Lanes x, y, z, w and a temporary. */
 const H = new Int32Array(5);
 const L = new Int32Array(5);
@@ -111,14 +109,16 @@ function revInvLift(): void {
   add(W, Z);
 }
 
-function transform(
-  hi: Int32Array,
-  lo: Int32Array,
-  dims: number,
-  lift: () => void,
-  forward: boolean,
-): void {
+/** Lift kinds, so that each transform's call site stays monomorphic. */
+const FWD = 0;
+const INV = 1;
+const REV_FWD = 2;
+const REV_INV = 3;
+
+/** Lifts every line along axes 0, 1, ... (forward kinds) or ..., 1, 0 (inverse kinds). */
+function transform(hi: Int32Array, lo: Int32Array, dims: number, kind: number): void {
   const lines = LINE_STARTS[dims]!;
+  const forward = kind === FWD || kind === REV_FWD;
   for (let i = 0; i < dims; i++) {
     const axis = forward ? i : dims - 1 - i;
     const starts = lines[axis]!;
@@ -129,7 +129,10 @@ function transform(
         H[l] = hi[p + l * s]!;
         L[l] = lo[p + l * s]!;
       }
-      lift();
+      if (kind === FWD) fwdLift();
+      else if (kind === INV) invLift();
+      else if (kind === REV_FWD) revFwdLift();
+      else revInvLift();
       for (let l = 0; l < 4; l++) {
         hi[p + l * s] = H[l]!;
         lo[p + l * s] = L[l]!;
@@ -138,19 +141,18 @@ function transform(
   }
 }
 
-function setBits(u: number, plane0: number, words: number, word: number, bit: number): void {
-  while (u !== 0) {
-    const k = 31 - Math.clz32(u);
-    planes[(plane0 + k) * words + word]! |= bit;
-    u ^= 1 << k;
-  }
-}
-
-/** Negabinary coefficients in coding order, as bit planes; returns 64 minus the trailing zeros of their OR (0 when all are zero). */
+/**
+ * Negabinary coefficients in coding order, as bit planes (word `w` of plane
+ * `k` at `planes[64w + k]`); returns 64 minus the trailing zeros of their OR
+ * (0 when all are zero).
+ */
 function toPlanes(hi: Int32Array, lo: Int32Array, dims: number, words: number): number {
   const order = COEFFICIENT_ORDER[dims]!;
   const size = order.length;
-  planes.fill(0, 0, 64 * words);
+  if (size < 32) {
+    planes.fill(0, size, 32);
+    planes.fill(0, 32 + size, 64);
+  }
   let orHi = 0;
   let orLo = 0;
   for (let i = 0; i < size; i++) {
@@ -160,10 +162,13 @@ function toPlanes(hi: Int32Array, lo: Int32Array, dims: number, words: number): 
     const ul = (s | 0) ^ NBMASK;
     orHi |= uh;
     orLo |= ul;
-    const word = i >>> 5;
-    const bit = 1 << (i & 31);
-    setBits(uh, 32, words, word, bit);
-    setBits(ul, 0, words, word, bit);
+    const at = 64 * (i >>> 5) + (i & 31);
+    planes[at] = ul;
+    planes[at + 32] = uh;
+  }
+  for (let w = 0; w < words; w++) {
+    transpose32(planes, 64 * w);
+    transpose32(planes, 64 * w + 32);
   }
   if (orLo !== 0) return 64 - (31 - Math.clz32(orLo & -orLo));
   if (orHi !== 0) return 32 - (31 - Math.clz32(orHi & -orHi));
@@ -173,24 +178,15 @@ function toPlanes(hi: Int32Array, lo: Int32Array, dims: number, words: number): 
 function fromPlanes(hi: Int32Array, lo: Int32Array, dims: number, words: number): void {
   const order = COEFFICIENT_ORDER[dims]!;
   const size = order.length;
-  codedHi.fill(0, 0, size);
-  codedLo.fill(0, 0, size);
-  for (let k = 0; k < 64; k++) {
-    const target = k < 32 ? codedLo : codedHi;
-    const mask = 1 << (k & 31);
-    for (let w = 0; w < words; w++) {
-      let word = planes[k * words + w]!;
-      while (word !== 0) {
-        const low = word & -word;
-        target[w * 32 + 31 - Math.clz32(low)]! |= mask;
-        word ^= low;
-      }
-    }
+  for (let w = 0; w < words; w++) {
+    transpose32(planes, 64 * w);
+    transpose32(planes, 64 * w + 32);
   }
   for (let i = 0; i < size; i++) {
     const p = order[i]!;
-    const d = ((codedLo[i]! ^ NBMASK) >>> 0) - NBMASK;
-    hi[p] = ((codedHi[i]! ^ NBMASK) - NBMASK - (d < 0 ? 1 : 0)) | 0;
+    const at = 64 * (i >>> 5) + (i & 31);
+    const d = ((planes[at]! ^ NBMASK) >>> 0) - NBMASK;
+    hi[p] = ((planes[at + 32]! ^ NBMASK) - NBMASK - (d < 0 ? 1 : 0)) | 0;
     lo[p] = d | 0;
   }
 }
@@ -205,7 +201,7 @@ export function encodeInt64Block(
   lo: Int32Array,
   dims: number,
 ): number {
-  transform(hi, lo, dims, fwdLift, true);
+  transform(hi, lo, dims, FWD);
   const words = planeWords(dims);
   toPlanes(hi, lo, dims, words);
   let bits = encodePlanes(out, maxbits, maxprec, 64, planes, words, 1 << (2 * dims));
@@ -233,7 +229,7 @@ export function decodeInt64Block(
     bits = minbits;
   }
   fromPlanes(hi, lo, dims, words);
-  transform(hi, lo, dims, invLift, false);
+  transform(hi, lo, dims, INV);
   return bits;
 }
 
@@ -247,7 +243,7 @@ export function encodeInt64BlockReversible(
   lo: Int32Array,
   dims: number,
 ): number {
-  transform(hi, lo, dims, revFwdLift, true);
+  transform(hi, lo, dims, REV_FWD);
   const words = planeWords(dims);
   let prec = toPlanes(hi, lo, dims, words);
   if (prec > maxprec) prec = maxprec;
@@ -280,6 +276,6 @@ export function decodeInt64BlockReversible(
     bits = minbits;
   }
   fromPlanes(hi, lo, dims, words);
-  transform(hi, lo, dims, revInvLift, false);
+  transform(hi, lo, dims, REV_INV);
   return bits;
 }

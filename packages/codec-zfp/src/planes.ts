@@ -5,34 +5,63 @@
  * already found significant), then group tests with unary run lengths for
  * the rest. `maxbits` bounds the bits written; `maxprec` the planes coded.
  *
- * A plane is `words` 32-bit words (bit `i` = coefficient `i`), plane `k` at
- * `planes[k * words]`. The same code serves 32- and 64-bit integers.
+ * A plane is `words` 32-bit words (bit `i` = coefficient `i`); word `w` of
+ * plane `k` is `planes[w * intprec + k]` (so that each 32 coefficients' planes
+ * form one 32 x 32 bit matrix, see {@link transpose32}). The same code
+ * serves 32- and 64-bit integers.
  *
  * @module
  */
 import type { BitReader, BitWriter } from "./bitstream.js";
 
-/** Index of the first set bit at or after `from` (below `size`), or -1. */
-function nextSetBit(planes: Uint32Array, base: number, from: number, size: number): number {
+/**
+ * Transposes the 32 x 32 bit matrix `a[o..o+31]` in place: bit `i` of
+ * `a[o + k]` becomes bit `k` of `a[o + i]` (recursive block swaps).
+ */
+export function transpose32(a: Int32Array, o: number): void {
+  let m = 0x0000ffff;
+  for (let j = 16; j !== 0; j >>>= 1, m ^= m << j) {
+    for (let k = 0; k < 32; k = (k + j + 1) & ~j) {
+      const t = ((a[o + k]! >>> j) ^ a[o + k + j]!) & m;
+      a[o + k + j]! ^= t;
+      a[o + k]! ^= t << j;
+    }
+  }
+}
+
+/** Index of the first set bit at or after `from` (below `size`) of plane `k`, or -1. */
+function nextSetBit(
+  planes: Int32Array,
+  k: number,
+  intprec: number,
+  from: number,
+  size: number,
+): number {
   let w = from >>> 5;
   const end = (size + 31) >>> 5;
-  let word = planes[base + w]! & (~0 << (from & 31));
+  let word = planes[k + w * intprec]! & (~0 << (from & 31));
   for (;;) {
     if (word !== 0) {
       const i = w * 32 + 31 - Math.clz32(word & -word);
       return i < size ? i : -1;
     }
     if (++w >= end) return -1;
-    word = planes[base + w]!;
+    word = planes[k + w * intprec]!;
   }
 }
 
-/** Writes bits 0..m-1 of the plane at `base`. */
-function writePrefix(out: BitWriter, planes: Uint32Array, base: number, m: number): void {
+/** Writes bits 0..m-1 of plane `k`. */
+function writePrefix(
+  out: BitWriter,
+  planes: Int32Array,
+  k: number,
+  intprec: number,
+  m: number,
+): void {
   for (let w = 0; m > 0; w++) {
     const n = m < 32 ? m : 32;
-    const word = planes[base + w]!;
-    out.writeBits(n === 32 ? word : (word & ((1 << n) - 1)) >>> 0, n);
+    const word = planes[k + w * intprec]!;
+    out.writeBits(n === 32 ? word >>> 0 : (word & ((1 << n) - 1)) >>> 0, n);
     m -= n;
   }
 }
@@ -46,7 +75,7 @@ export function encodePlanes(
   maxbits: number,
   maxprec: number,
   intprec: number,
-  planes: Uint32Array,
+  planes: Int32Array,
   words: number,
   size: number,
 ): number {
@@ -55,13 +84,12 @@ export function encodePlanes(
   let n = 0;
   const last = size - 1;
   for (let k = intprec; bits > 0 && k-- > kmin; ) {
-    const base = k * words;
     const m = n < bits ? n : bits;
     bits -= m;
-    writePrefix(out, planes, base, m);
+    writePrefix(out, planes, k, intprec, m);
     while (bits > 0 && n < size) {
       bits--;
-      const p = nextSetBit(planes, base, n, size);
+      const p = nextSetBit(planes, k, intprec, n, size);
       if (p < 0) {
         out.writeBit(0);
         break;
@@ -107,7 +135,7 @@ export function decodePlanes(
   maxbits: number,
   maxprec: number,
   intprec: number,
-  planes: Uint32Array,
+  planes: Int32Array,
   words: number,
   size: number,
 ): number {
@@ -117,12 +145,11 @@ export function decodePlanes(
   let n = 0;
   const last = size - 1;
   for (let k = intprec; bits > 0 && k-- > kmin; ) {
-    const base = k * words;
     let m = n < bits ? n : bits;
     bits -= m;
     for (let w = 0; m > 0; w++) {
       const c = m < 32 ? m : 32;
-      planes[base + w] = input.readBits(c);
+      planes[k + w * intprec] = input.readBits(c);
       m -= c;
     }
     while (bits > 0 && n < size) {
@@ -140,7 +167,7 @@ export function decodePlanes(
           n += limit;
         }
       }
-      planes[base + (n >>> 5)]! |= 1 << (n & 31);
+      planes[k + (n >>> 5) * intprec]! |= 1 << (n & 31);
       n++;
     }
   }

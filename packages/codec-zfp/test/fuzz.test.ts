@@ -15,7 +15,7 @@ const RUNS = 3000;
 const factories = createZfpFactories({ wordBits: 8 });
 const TYPES = ["float32", "float64", "int32", "int64"] as const;
 const SHAPES = [[13], [5, 6], [3, 4, 5], [2, 3, 5, 4]];
-const ZFPY = [
+const ZFPY: JsonObject[] = [
   { mode: 4, tolerance: -1 },
   { mode: 4, tolerance: 0.01 },
   { mode: 2, rate: 12 },
@@ -29,7 +29,10 @@ const ZFP: JsonObject[] = [
 ];
 
 async function zfpyCodec(type: string, shape: number[], config: JsonObject) {
-  return (await factories.zfpy.fromConfig(config, codecTestContext(shape, type, { format: 2 }))) as BytesToBytesCodec;
+  return (await factories.zfpy.fromConfig(
+    config,
+    codecTestContext(shape, type, { format: 2 }),
+  )) as BytesToBytesCodec;
 }
 
 async function expectSizeOrCodecError(run: () => Promise<number>, size: number) {
@@ -40,7 +43,10 @@ async function expectSizeOrCodecError(run: () => Promise<number>, size: number) 
   }
 }
 
-const mutation = fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 });
+const mutation = fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), {
+  minLength: 1,
+  maxLength: 4,
+});
 
 describe("fuzz zfp decoders", () => {
   it("zfpy: mutated and truncated streams decode to the chunk size or fail with CodecError", async () => {
@@ -59,7 +65,10 @@ describe("fuzz zfp decoders", () => {
           const enc = (await codec.encode(data)).slice();
           for (const [pos, xor] of flips) enc[pos % enc.length]! ^= xor;
           const input = truncate ? enc.subarray(0, cut % enc.length) : enc;
-          await expectSizeOrCodecError(async () => (await codec.decode(input, data.length)).length, data.length);
+          await expectSizeOrCodecError(
+            async () => (await codec.decode(input, data.length)).length,
+            data.length,
+          );
         },
       ),
       { numRuns: RUNS },
@@ -79,7 +88,9 @@ describe("fuzz zfp decoders", () => {
           const codec = await zfpyCodec(type, shape, {});
           // Our header for this chunk, with its 12-bit mode field replaced by `mode`
           // (4095: a random 64-bit expert mode follows).
-          const header = (await codec.encode(new Uint8Array(n * (type.endsWith("32") ? 4 : 8)))).slice(0, 20);
+          const header = (
+            await codec.encode(new Uint8Array(n * (type.endsWith("32") ? 4 : 8)))
+          ).slice(0, 20);
           // Bits 84..95 hold the short mode: bytes 10 (high nibble) and 11.
           header[10] = (header[10]! & 0x0f) | ((mode & 0xf) << 4);
           header[11] = mode >>> 4;
@@ -110,10 +121,15 @@ describe("fuzz zfp decoders", () => {
           let input = random;
           if (!input) {
             const data = ctx.spec.dataType.fromBytes!(makeData(type, n, "smooth", 3), n, true);
-            input = (await codec.encode({ data, shape, stride: [], dataType: ctx.spec.dataType }, ctx.spec)).slice();
+            input = (
+              await codec.encode({ data, shape, stride: [], dataType: ctx.spec.dataType }, ctx.spec)
+            ).slice();
             for (const [pos, xor] of flips) input[pos % input.length]! ^= xor;
           }
-          await expectSizeOrCodecError(async () => (await codec.decode(input, ctx.spec)).data.length, n);
+          await expectSizeOrCodecError(
+            async () => (await codec.decode(input, ctx.spec)).data.length,
+            n,
+          );
         },
       ),
       { numRuns: RUNS },
