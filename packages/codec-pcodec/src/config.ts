@@ -111,7 +111,7 @@ export function parsePcodecConfig(
  * What the encoder does for a configuration: Classic mode always (what
  * `mode_spec: "auto"` may choose, and all `"classic"` allows); consecutive
  * delta of the given order, none for `no_op`, and its own choice of order
- * 0..3 for `auto` and `try_lookback` (it has no lookback encoder).
+ * 0..7 for `auto` and `try_lookback` (it has no lookback encoder).
  */
 export function encodeOptionsOf(config: PcodecConfig): EncodeOptions {
   const { delta_spec, delta_encoding_order } = config;

@@ -24,7 +24,7 @@ import { MAGIC, MAX_CHUNK_N } from "./standalone.js";
 export interface EncodeOptions {
   /** 0..12: more histogram bins (finer binning) at higher levels. */
   readonly level: number;
-  /** `"auto"` (try orders 0..3 on a sample, keep the smallest) or a fixed consecutive order 0..7. */
+  /** `"auto"` (try orders 0..7 on a sample, keep the smallest) or a fixed consecutive order 0..7. */
   readonly deltaOrder: "auto" | number;
   /** Chunks hold at most this many numbers, split into near-equal chunks (pco's `EqualPagesUpTo`). */
   readonly maxChunkN: number;
@@ -174,9 +174,9 @@ function deltaEncode(x: Latents, order: number): { moments: Latents; body: Laten
 }
 
 const AUTO_SAMPLE = 4096;
-const AUTO_ORDERS = [0, 1, 2, 3];
+const AUTO_ORDERS = [0, 1, 2, 3, 4, 5, 6, 7];
 
-/** The consecutive order (0..3) that encodes a prefix sample of the chunk smallest. */
+/** The consecutive order (0..7, as pco tries) that encodes a prefix sample of the chunk smallest. */
 function chooseOrder(
   chunk: Latents,
   type: PcoNumberType,

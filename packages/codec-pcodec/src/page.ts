@@ -94,8 +94,32 @@ function varState(
   };
 }
 
+/**
+ * The tANS table entries a stream may make the decoder build, over all its
+ * chunks. Tables are up to 2^14 states but can be described in a few bytes,
+ * so without a bound a stream of many tiny chunks could cost far more work
+ * than its size: `max(2^20, 64 * numbers)` entries (Pco's encoder uses fewer
+ * than 2 per number and latent variable).
+ */
+export class TableBudget {
+  #left: number;
+  constructor(count: number) {
+    this.#left = Math.max(2 ** 20, 64 * count);
+  }
+  /** Spends `entries`; throws once the stream's tables pass the bound. */
+  spend(entries: number): void {
+    this.#left -= entries;
+    if (this.#left < 0) corrupt("the chunks' tANS tables are far larger than their numbers need");
+  }
+}
+
 /** Decodes one page of `n` numbers; leaves the reader at the next byte boundary. */
-export function decodePage(r: BitReader, meta: ChunkMeta, n: number): PageLatents {
+export function decodePage(
+  r: BitReader,
+  meta: ChunkMeta,
+  n: number,
+  budget: TableBudget = new TableBudget(n),
+): PageLatents {
   const entries: [LatentVarKey, LatentVarMeta][] = [];
   if (meta.vars.delta) entries.push(["delta", meta.vars.delta]);
   entries.push(["primary", meta.vars.primary]);
@@ -106,6 +130,7 @@ export function decodePage(r: BitReader, meta: ChunkMeta, n: number): PageLatent
     metaBits += stateN(deltaForVar(meta.delta, key)) * v.bits + 4 * v.ansSizeLog;
   }
   r.require(metaBits, "the page metadata");
+  for (const [, v] of entries) budget.spend(2 ** v.ansSizeLog);
   const primaryStateN = stateN(deltaForVar(meta.delta, "primary"));
   const vars = entries.map(([key, v]) => {
     const delta = deltaForVar(meta.delta, key);

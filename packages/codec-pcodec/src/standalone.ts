@@ -12,7 +12,7 @@ import { corrupt } from "./errors.js";
 import { type FormatVersion, MAX_SUPPORTED_FORMAT, readChunkMeta } from "./metadata.js";
 import { joinLatents, type OutputWords } from "./modes.js";
 import { numberTypeOfByte, type PcoNumberType } from "./number-types.js";
-import { decodePage } from "./page.js";
+import { decodePage, TableBudget } from "./page.js";
 
 /** ASCII `pco!`. */
 export const MAGIC = Uint8Array.of(0x70, 0x63, 0x6f, 0x21);
@@ -119,6 +119,7 @@ export function decodeStandalone(
   }
   const [out, words] = exact ? outputFor(type, count) : [undefined, undefined];
   const parts: Uint8Array[] = [];
+  const budget = new TableBudget(count);
   let done = 0;
   for (;;) {
     const typeByte = r.readAlignedBytes(1, "a chunk's number type")[0];
@@ -142,7 +143,7 @@ export function decodeStandalone(
       corrupt(`the chunks hold more than the ${exact ? "expected" : "allowed"} ${count} numbers`);
     }
     const meta = readChunkMeta(r, header.format, type);
-    const page = decodePage(r, meta, n);
+    const page = decodePage(r, meta, n, budget);
     if (words) joinLatents(meta.mode, type, page.primary, page.secondary, words, done);
     else {
       const [part, partWords] = outputFor(type, n);

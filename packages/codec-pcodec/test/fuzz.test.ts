@@ -122,3 +122,45 @@ describe("fuzz pcodec decoder", () => {
     );
   });
 });
+
+describe("work bounds", () => {
+  it("many tiny chunks with 2^14-state tANS tables fail fast instead of costing 2^14 work each", () => {
+    // One chunk: u32, n = 1, Classic, no delta (format 1: 3 bits), 2 bins of weight 2^13 each (size log 14).
+    const chunk: number[] = [1, 0, 0, 0];
+    const bits: [number, number][] = [
+      [0, 4],
+      [0, 3],
+      [14, 4],
+      [2, 15],
+      [8191, 14],
+      [0, 32],
+      [0, 6],
+      [8191, 14],
+      [1, 32],
+      [0, 6],
+    ];
+    let acc = 0n;
+    let len = 0n;
+    for (const [v, n] of bits) {
+      acc |= BigInt(v) << len;
+      len += BigInt(n);
+    }
+    const metaBytes = Math.ceil(Number(len) / 8);
+    for (let i = 0; i < metaBytes; i++) chunk.push(Number((acc >> BigInt(8 * i)) & 0xffn));
+    // page: 4 states of 14 bits (7 bytes), then one tANS symbol of 1 bit and no offset bits (1 byte)
+    chunk.push(0, 0, 0, 0, 0, 0, 0, 0);
+    const streamOf = (count: number) => {
+      const stream = [112, 99, 111, 33, 2, 0, 1];
+      for (let i = 0; i < count; i++) stream.push(...chunk);
+      stream.push(0);
+      return Uint8Array.from(stream);
+    };
+    const codec = codecs.get("u32")!;
+    // valid: a few such chunks decode (to 0, the lower bound of the bin at state 0)
+    expect(Array.from(codec.decode(streamOf(10), 40))).toEqual(new Array(40).fill(0));
+    const count = 100_000;
+    const start = performance.now();
+    expect(() => codec.decode(streamOf(count), count * 4)).toThrow(/tANS tables are far larger/);
+    expect(performance.now() - start).toBeLessThan(5000);
+  });
+});
