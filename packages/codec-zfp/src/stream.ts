@@ -81,13 +81,7 @@ export function zfpCompress(
     const problem = headerSizeProblem(sizes);
     if (problem) throw new ZfpFormatError(problem);
     const coded = paramsFromCode(modeCode(params));
-    if (
-      !coded ||
-      coded.minbits !== params.minbits ||
-      coded.maxbits !== params.maxbits ||
-      coded.maxprec !== params.maxprec ||
-      coded.minexp !== params.minexp
-    ) {
+    if (!coded || !sameBehaviour(coded, params)) {
       // libzfp writes such streams, but its header then describes other
       // parameters and the stream cannot be decoded.
       throw new ZfpFormatError(
@@ -98,6 +92,20 @@ export function zfpCompress(
   }
   compressBlocks(out, words(data), type, sizes, params);
   return out.finish(options.wordBits ?? 64);
+}
+
+/**
+ * True when streams written with `a` and `b` are the same: every setting
+ * below ZFP_MIN_EXP is the reversible mode, and a block always writes at
+ * least one bit when `maxbits` allows one, so `minbits` 0 and 1 agree.
+ */
+function sameBehaviour(a: ZfpParams, b: ZfpParams): boolean {
+  return (
+    a.maxbits === b.maxbits &&
+    a.maxprec === b.maxprec &&
+    (a.minexp === b.minexp || (a.minexp < -1074 && b.minexp < -1074)) &&
+    (a.minbits === b.minbits || (a.minbits <= 1 && b.minbits <= 1 && a.maxbits >= 1))
+  );
 }
 
 /**
