@@ -21,6 +21,16 @@ const gauss = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI
 const cases = [
   ["float64", "normal(1000, 1)", new Float64Array(N).map(() => 1000 + gauss())],
   ["float64", "linspace(1000, 1001)", new Float64Array(N).map((_, i) => 1000 + i / (N - 1))],
+  ["float64", "prices (2 decimals)", new Float64Array(N).map(() => Math.round(r() * 1e6) / 100)],
+  ["float64", "float32 values", new Float64Array(N).map(() => Math.fround(1000 + gauss()))],
+  [
+    "int64",
+    "ns timestamps at seconds",
+    BigInt64Array.from(
+      { length: N },
+      (_, i) => (1_700_000_000n + BigInt(i * 60 + Math.floor(r() * 60))) * 1_000_000_000n,
+    ),
+  ],
   ["float32", "sin + noise", new Float32Array(N).map((_, i) => Math.sin(i / 100) * 50 + gauss())],
   [
     "int64",

@@ -108,15 +108,21 @@ export function parsePcodecConfig(
 }
 
 /**
- * What the encoder does for a configuration: Classic mode always (what
- * `mode_spec: "auto"` may choose, and all `"classic"` allows); consecutive
- * delta of the given order, none for `no_op`, and its own choice of order
- * 0..7 for `auto` and `try_lookback` (it has no lookback encoder).
+ * What the encoder does for a configuration: `mode_spec: "auto"` tries
+ * Classic, FloatQuant, IntMult and FloatMult (decimal bases) and keeps the
+ * smallest, `"classic"` uses Classic only; consecutive delta of
+ * `delta_encoding_order`, none for `no_op`, and its own choice of order 0..7
+ * for `auto` and `try_lookback` (it has no lookback encoder).
  */
 export function encodeOptionsOf(config: PcodecConfig): EncodeOptions {
   const { delta_spec, delta_encoding_order } = config;
   let deltaOrder: EncodeOptions["deltaOrder"] = "auto";
   if (delta_encoding_order !== null) deltaOrder = delta_encoding_order;
   else if (delta_spec === "no_op" || delta_spec === "none") deltaOrder = 0;
-  return { level: config.level, deltaOrder, maxChunkN: config.equal_pages_up_to };
+  return {
+    level: config.level,
+    deltaOrder,
+    maxChunkN: config.equal_pages_up_to,
+    modes: config.mode_spec === "classic" ? "classic" : "auto",
+  };
 }

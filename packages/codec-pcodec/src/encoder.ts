@@ -16,6 +16,13 @@ import { chooseBins, type EncoderBins } from "./bins.js";
 import { BitWriter } from "./bit-writer.js";
 import { allocLatents, type Latents, maskOf, midOf } from "./latents.js";
 import { type FormatVersion, offsetBitsBits } from "./metadata.js";
+import {
+  classicSplit,
+  floatMultSplits,
+  floatQuantSplit,
+  intMultSplit,
+  type ModeSplit,
+} from "./mode-choice.js";
 import type { PcoNumberType } from "./number-types.js";
 import { FULL_BATCH_N } from "./page.js";
 import { MAGIC, MAX_CHUNK_N } from "./standalone.js";
@@ -26,6 +33,8 @@ export interface EncodeOptions {
   readonly level: number;
   /** `"auto"` (try orders 0..7 on a sample, keep the smallest) or a fixed consecutive order 0..7. */
   readonly deltaOrder: "auto" | number;
+  /** `"auto"` (default): also try FloatQuant, IntMult and FloatMult; `"classic"`: Classic only. */
+  readonly modes?: "auto" | "classic";
   /** Chunks hold at most this many numbers, split into near-equal chunks (pco's `EqualPagesUpTo`). */
   readonly maxChunkN: number;
 }
@@ -70,27 +79,31 @@ export function encodeStandalone(
   }
   const n = bytes.length / width;
   const latents = toLatents(bytes, type, n);
-  const w = new BitWriter(Math.max(64, bytes.length / 2));
+  // Chunks first: the header names the newest format version they use.
+  const body = new BitWriter(Math.max(64, bytes.length / 2));
+  let format = formatFor(type);
+  let start = 0;
+  for (const size of chunkSizes(n, Math.min(options.maxChunkN, MAX_CHUNK_N))) {
+    const chunk = slice(latents, start, start + size);
+    const [split, order] = chooseSplit(chunk, type, options);
+    if (split.minFormat > format.major) format = { major: split.minFormat, minor: 0 };
+    writeChunk(body, split, type, order, options.level);
+    start += size;
+  }
+  const w = new BitWriter(64);
   w.writeBytes(MAGIC);
   w.write(2, 8); // standalone version
   const power = n === 0 ? 1 : 32 - Math.clz32(n);
   w.write(power - 1, 6);
   w.write(n, power);
   w.finishByte();
-  const format = formatFor(type);
   w.writeBytes(format.major >= 4 ? [format.major, format.minor] : [format.major]);
-  let start = 0;
-  for (const size of chunkSizes(n, Math.min(options.maxChunkN, MAX_CHUNK_N))) {
-    const chunk = slice(latents, start, start + size);
-    const order =
-      options.deltaOrder === "auto"
-        ? chooseOrder(chunk, type, format, options.level)
-        : options.deltaOrder;
-    writeChunk(w, chunk, type, format, order, options.level);
-    start += size;
-  }
-  w.writeBytes([0]); // termination
-  return w.bytes();
+  const head = w.bytes();
+  const chunks = body.bytes();
+  const out = new Uint8Array(head.length + chunks.length + 1);
+  out.set(head);
+  out.set(chunks, head.length);
+  return out; // ends with the termination byte 0
 }
 
 /** `to_latent_ordered` of every number. */
@@ -174,27 +187,64 @@ function deltaEncode(x: Latents, order: number): { moments: Latents; body: Laten
 }
 
 const AUTO_SAMPLE = 4096;
-const AUTO_ORDERS = [0, 1, 2, 3, 4, 5, 6, 7];
+const ORDERS = [0, 1, 2, 3, 4, 5, 6, 7];
 
-/** The consecutive order (0..7, as pco tries) that encodes a prefix sample of the chunk smallest. */
-function chooseOrder(
+/**
+ * The mode split and consecutive order to encode a chunk with: unless
+ * `modes` is `"classic"`, every {@link ModeSplit} candidate (Classic,
+ * FloatQuant, IntMult, FloatMult) is tried on a prefix sample with each
+ * order (or the configured one), and the smallest kept.
+ */
+function chooseSplit(
   chunk: Latents,
   type: PcoNumberType,
-  format: FormatVersion,
-  level: number,
-): number {
-  const sample = slice(chunk, 0, Math.min(chunk.lo.length, AUTO_SAMPLE));
-  let best = 0;
-  let bestSize = Number.POSITIVE_INFINITY;
-  for (const order of AUTO_ORDERS) {
-    const w = new BitWriter(sample.lo.length * (type.bits / 8));
-    writeChunk(w, sample, type, format, order, level);
-    if (w.pos < bestSize) {
-      bestSize = w.pos;
-      best = order;
-    }
+  options: EncodeOptions,
+): [ModeSplit, number] {
+  const n = chunk.lo.length;
+  const candidates: ModeSplit[] = [classicSplit(chunk)];
+  const sampleN = Math.min(n, AUTO_SAMPLE);
+  if (options.modes !== "classic") {
+    const sample = slice(chunk, 0, sampleN);
+    const quant = floatQuantSplit(sample, type);
+    const mult = intMultSplit(sample, type);
+    if (quant) candidates.push(quant);
+    if (mult) candidates.push(mult);
+    candidates.push(...floatMultSplits(sample, type));
   }
-  return best;
+  const orders = options.deltaOrder === "auto" ? ORDERS : [options.deltaOrder];
+  if (candidates.length === 1 && orders.length === 1) return [candidates[0], orders[0]];
+  let best: [number, number, number] = [Number.POSITIVE_INFINITY, 0, orders[0]];
+  candidates.forEach((candidate, c) => {
+    const sample = c === 0 ? sliceSplit(candidate, 0, sampleN) : candidate;
+    for (const order of orders) {
+      const w = new BitWriter(4096);
+      writeChunk(w, sample, type, order, options.level);
+      if (w.pos < best[0]) best = [w.pos, c, order];
+    }
+  });
+  const chosen = candidates[best[1]];
+  if (best[1] === 0 || n === sampleN) return [best[1] === 0 ? candidates[0] : chosen, best[2]];
+  // Found on the sample: split the whole chunk the same way if the mode holds there.
+  return [resplit(chosen, chunk, type) ?? classicSplit(chunk), best[2]];
+}
+
+function sliceSplit(s: ModeSplit, start: number, end: number): ModeSplit {
+  return {
+    ...s,
+    primary: slice(s.primary, start, end),
+    secondary: s.secondary && slice(s.secondary, start, end),
+  };
+}
+
+/** The sample's mode applied to the whole chunk, or undefined when it does not hold there. */
+function resplit(chosen: ModeSplit, chunk: Latents, type: PcoNumberType): ModeSplit | undefined {
+  const mode = chosen.mode;
+  if (mode.kind === "float_quant") return floatQuantSplit(chunk, type);
+  if (mode.kind === "int_mult") return intMultSplit(chunk, type);
+  if (mode.kind === "float_mult") {
+    return floatMultSplits(chunk, type, [mode.baseLo, mode.baseHi])[0];
+  }
+  return undefined;
 }
 
 function sortedCopy(body: Latents): { lo: Uint32Array; hi: Uint32Array } {
@@ -230,45 +280,23 @@ function findBin(bins: EncoderBins, lo: number, hi: number, wide: boolean): numb
   return a;
 }
 
-function writeChunk(
-  w: BitWriter,
-  chunk: Latents,
-  type: PcoNumberType,
-  format: FormatVersion,
-  order: number,
-  level: number,
-): void {
-  const n = chunk.lo.length;
-  const bits = type.bits;
-  const wide = bits === 64;
-  const { moments, body } = deltaEncode(chunk, order);
+/** A latent variable prepared for writing: bins, bin indices, offsets and tANS output. */
+interface PreparedVar {
+  readonly bins: EncoderBins;
+  readonly m: number;
+  readonly symbols: Uint16Array;
+  readonly offLo: Uint32Array;
+  readonly offHi: Uint32Array;
+  readonly ansBits: Uint8Array;
+  readonly ansVals: Uint16Array;
+  readonly states: Uint32Array;
+}
+
+function prepareVar(body: Latents, level: number): PreparedVar {
+  const wide = body.bits === 64;
   const sorted = sortedCopy(body);
-  const bins = chooseBins(sorted.lo, sorted.hi, bits, level);
+  const bins = chooseBins(sorted.lo, sorted.hi, body.bits, level);
   const m = body.lo.length;
-
-  // Chunk preamble: number type and n - 1.
-  w.writeBytes([type.byte]);
-  w.write(n - 1, 24);
-  // Chunk metadata: Classic mode, the delta encoding, the primary latent variable.
-  w.write(0, 4);
-  if (format.major < 3) w.write(order, 3);
-  else if (order === 0) w.write(0, 4);
-  else {
-    w.write(1, 4);
-    w.write(order, 3);
-    w.write(0, 1);
-  }
-  w.write(bins.ansSizeLog, 4);
-  w.write(bins.count, 15);
-  const obBits = offsetBitsBits(bits);
-  for (let i = 0; i < bins.count; i++) {
-    w.write(bins.weights[i] - 1, bins.ansSizeLog);
-    w.write64(bins.lowerLo[i], wide ? bins.lowerHi[i] : 0, bits);
-    w.write(bins.offsetBits[i], obBits);
-  }
-  w.finishByte();
-
-  // Bin index and offset of every body latent; tANS in reverse.
   const symbols = new Uint16Array(m);
   const offLo = new Uint32Array(m);
   const offHi = new Uint32Array(wide ? m : 0);
@@ -285,6 +313,7 @@ function writeChunk(
   const ansVals = new Uint16Array(m);
   const states = new Uint32Array(4);
   if (bins.count > 1) {
+    // tANS runs backwards: the decoder reads symbol i's bits where the encoder wrote them.
     const enc = new AnsEncoder(bins.ansSizeLog, bins.weights);
     states.fill(enc.size);
     for (let i = m - 1; i >= 0; i--) {
@@ -297,20 +326,89 @@ function writeChunk(
     }
     for (let j = 0; j < 4; j++) states[j] -= enc.size;
   }
+  return { bins, m, symbols, offLo, offHi, ansBits, ansVals, states };
+}
 
-  // Page metadata: delta moments, then the four tANS states.
-  for (let k = 0; k < order; k++) w.write64(moments.lo[k], wide ? moments.hi[k] : 0, bits);
-  for (let j = 0; j < 4; j++) w.write(states[j], bins.ansSizeLog);
+function writeVarMeta(w: BitWriter, v: PreparedVar, bits: 8 | 16 | 32 | 64): void {
+  const { bins } = v;
+  w.write(bins.ansSizeLog, 4);
+  w.write(bins.count, 15);
+  const obBits = offsetBitsBits(bits);
+  for (let i = 0; i < bins.count; i++) {
+    w.write(bins.weights[i] - 1, bins.ansSizeLog);
+    w.write64(bins.lowerLo[i], bits === 64 ? bins.lowerHi[i] : 0, bits);
+    w.write(bins.offsetBits[i], obBits);
+  }
+}
+
+function writeBatch(w: BitWriter, v: PreparedVar, start: number, wide: boolean): void {
+  const end = Math.min(v.m, start + FULL_BATCH_N);
+  for (let i = start; i < end; i++) w.write(v.ansVals[i], v.ansBits[i]);
+  for (let i = start; i < end; i++) {
+    const ob = v.bins.offsetBits[v.symbols[i]];
+    if (ob) w.write64(v.offLo[i], wide ? v.offHi[i] : 0, ob);
+  }
+}
+
+/** Writes one chunk (preamble, chunk metadata, its one page). */
+function writeChunk(
+  w: BitWriter,
+  split: ModeSplit,
+  type: PcoNumberType,
+  order: number,
+  level: number,
+): void {
+  const n = split.primary.lo.length;
+  const bits = type.bits;
+  const wide = bits === 64;
+  const format = Math.max(formatFor(type).major, split.minFormat);
+  const { moments, body } = deltaEncode(split.primary, order);
+  const primary = prepareVar(body, level);
+  const secondary = split.secondary && prepareVar(split.secondary, level);
+
+  // Chunk preamble: number type and n - 1.
+  w.writeBytes([type.byte]);
+  w.write(n - 1, 24);
+  // Chunk metadata: the mode, the delta encoding, the latent variables.
+  const mode = split.mode;
+  switch (mode.kind) {
+    case "classic":
+      w.write(0, 4);
+      break;
+    case "int_mult":
+    case "float_mult":
+      w.write(mode.kind === "int_mult" ? 1 : 2, 4);
+      w.write64(mode.baseLo, mode.baseHi, bits);
+      break;
+    case "float_quant":
+      w.write(3, 4);
+      w.write(mode.k, 8);
+      break;
+    default:
+      throw new Error(`the encoder does not write ${mode.kind} mode`);
+  }
+  if (format < 3) w.write(order, 3);
+  else if (order === 0) w.write(0, 4);
+  else {
+    w.write(1, 4);
+    w.write(order, 3);
+    w.write(0, 1); // the secondary latents are not delta encoded
+  }
+  writeVarMeta(w, primary, bits);
+  if (secondary) writeVarMeta(w, secondary, bits);
   w.finishByte();
 
-  // Batches: tANS bits, then offsets.
-  for (let start = 0; start < m; start += FULL_BATCH_N) {
-    const end = Math.min(m, start + FULL_BATCH_N);
-    for (let i = start; i < end; i++) w.write(ansVals[i], ansBits[i]);
-    for (let i = start; i < end; i++) {
-      const ob = bins.offsetBits[symbols[i]];
-      if (ob) w.write64(offLo[i], wide ? offHi[i] : 0, ob);
-    }
+  // Page metadata: per latent variable its delta state, then the four tANS states.
+  for (let k = 0; k < order; k++) w.write64(moments.lo[k], wide ? moments.hi[k] : 0, bits);
+  for (let j = 0; j < 4; j++) w.write(primary.states[j], primary.bins.ansSizeLog);
+  if (secondary)
+    for (let j = 0; j < 4; j++) w.write(secondary.states[j], secondary.bins.ansSizeLog);
+  w.finishByte();
+
+  // Batches of 256 numbers: per latent variable, tANS bits then offsets.
+  for (let start = 0; start < n; start += FULL_BATCH_N) {
+    if (start < primary.m) writeBatch(w, primary, start, wide);
+    if (secondary && start < secondary.m) writeBatch(w, secondary, start, wide);
   }
   w.finishByte();
 }
