@@ -1,13 +1,14 @@
 /**
- * The encoder: standalone streams of Classic-mode chunks, each with no delta
- * encoding or consecutive delta encoding of order 1..7, bins chosen by
- * {@link chooseBins} and 4-way interleaved tANS, following the format spec
- * ("Standalone Format", "Chunk Metadata", "Page").
+ * The encoder: standalone streams of Classic, FloatQuant, IntMult or
+ * FloatMult chunks (see `mode-choice.ts`), each with no delta encoding or
+ * consecutive delta encoding of order 1..7 on the primary latents, bins
+ * chosen by {@link chooseBins} and 4-way interleaved tANS, following the
+ * format spec ("Standalone Format", "Chunk Metadata", "Page").
  *
  * It writes the oldest format versions that hold what it writes, so every
  * pco release that knows the number type reads the result: standalone
  * version 2, wrapped format 1 for 32- and 64-bit types, 2 for 16-bit types
- * (added in format 2) and 4.1 for 8-bit types.
+ * and FloatQuant (added in format 2) and 4.1 for 8-bit types.
  *
  * @module
  */

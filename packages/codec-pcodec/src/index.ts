@@ -4,7 +4,8 @@
  * codec `numcodecs.pcodec`. It decodes every mode (Classic, IntMult,
  * FloatMult, FloatQuant, Dict), delta encoding (none, Consecutive, Lookback,
  * Conv1), number type and format version of Pco's format spec, and encodes
- * Classic-mode streams.
+ * Classic, FloatQuant, IntMult and FloatMult chunks with Consecutive delta
+ * encoding.
  *
  * Import `@zarr/codec-pcodec/register` to register them with @zarr/core.
  *
