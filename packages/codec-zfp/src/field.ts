@@ -51,16 +51,21 @@ function forEachBlock(sizes: readonly number[], visit: (place: BlockPlace) => vo
   for (let d = 0; d < dims; d++) n[d] = sizes[d]!;
   const stride = [1, n[0]!, n[0]! * n[1]!, n[0]! * n[1]! * n[2]!];
   const place: BlockPlace = { base: 0, count: [1, 1, 1, 1] };
-  for (let w = 0; w < n[3]!; w += 4)
-    for (let z = 0; z < n[2]!; z += 4)
-      for (let y = 0; y < n[1]!; y += 4)
+  const count = place.count;
+  for (let w = 0; w < n[3]!; w += 4) {
+    count[3] = Math.min(4, n[3]! - w);
+    for (let z = 0; z < n[2]!; z += 4) {
+      count[2] = Math.min(4, n[2]! - z);
+      for (let y = 0; y < n[1]!; y += 4) {
+        count[1] = Math.min(4, n[1]! - y);
         for (let x = 0; x < n[0]!; x += 4) {
-          const origin = [x, y, z, w];
+          count[0] = Math.min(4, n[0]! - x);
           place.base = x + y * stride[1]! + z * stride[2]! + w * stride[3]!;
-          for (let d = 0; d < 4; d++)
-            place.count[d] = d < dims ? Math.min(4, n[d]! - origin[d]!) : 1;
           visit(place);
         }
+      }
+    }
+  }
 }
 
 /**
@@ -87,14 +92,28 @@ function gather(
   const sy = dims > 1 ? sizes[0]! : 0;
   const sz = dims > 2 ? sy * sizes[1]! : 0;
   const sw = dims > 3 ? sz * sizes[2]! : 0;
-  for (let w = 0; w < cw; w++)
-    for (let z = 0; z < cz; z++)
-      for (let y = 0; y < cy; y++) {
-        let e = place.base + y * sy + z * sz + w * sw;
-        let i = 4 * y + 16 * z + 64 * w;
-        for (let x = 0; x < cx; x++, e++, i++)
-          dst[i * dstStep + dstOffset] = src[e * step + offset]!;
-      }
+  if (cx === 4 && step === 1 && dstStep === 1) {
+    // Whole rows of 32-bit values (the common case).
+    for (let w = 0; w < cw; w++)
+      for (let z = 0; z < cz; z++)
+        for (let y = 0; y < cy; y++) {
+          const e = place.base + y * sy + z * sz + w * sw;
+          const i = 4 * y + 16 * z + 64 * w;
+          dst[i] = src[e]!;
+          dst[i + 1] = src[e + 1]!;
+          dst[i + 2] = src[e + 2]!;
+          dst[i + 3] = src[e + 3]!;
+        }
+  } else {
+    for (let w = 0; w < cw; w++)
+      for (let z = 0; z < cz; z++)
+        for (let y = 0; y < cy; y++) {
+          let e = place.base + y * sy + z * sz + w * sw;
+          let i = 4 * y + 16 * z + 64 * w;
+          for (let x = 0; x < cx; x++, e++, i++)
+            dst[i * dstStep + dstOffset] = src[e * step + offset]!;
+        }
+  }
   // Pad axis by axis: along axis a, lines whose later coordinates are in range.
   for (let a = 0; a < dims; a++) {
     const n = place.count[a]!;
@@ -135,6 +154,19 @@ function scatter(
   const sy = dims > 1 ? sizes[0]! : 0;
   const sz = dims > 2 ? sy * sizes[1]! : 0;
   const sw = dims > 3 ? sz * sizes[2]! : 0;
+  if (cx === 4 && step === 1 && srcStep === 1) {
+    for (let w = 0; w < cw; w++)
+      for (let z = 0; z < cz; z++)
+        for (let y = 0; y < cy; y++) {
+          const e = place.base + y * sy + z * sz + w * sw;
+          const i = 4 * y + 16 * z + 64 * w;
+          dst[e] = src[i]!;
+          dst[e + 1] = src[i + 1]!;
+          dst[e + 2] = src[i + 2]!;
+          dst[e + 3] = src[i + 3]!;
+        }
+    return;
+  }
   for (let w = 0; w < cw; w++)
     for (let z = 0; z < cz; z++)
       for (let y = 0; y < cy; y++) {
