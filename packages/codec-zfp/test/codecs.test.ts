@@ -273,8 +273,23 @@ describe("zfp (zarrs, zarr-extensions: headerless)", () => {
 });
 
 describe("through @zarr/core arrays", () => {
-  it("v3 arrays with zfp and numcodecs.zfpy write and read back (partial edge chunks)", async () => {
+  it("v3 arrays with zfp and numcodecs.zfpy write and read back (partial edge chunks, inside shards)", async () => {
+    const sharded = (codec: JsonObject) => [
+      {
+        name: "sharding_indexed",
+        configuration: {
+          chunk_shape: [2, 4],
+          codecs: [codec],
+          index_codecs: [
+            { name: "bytes", configuration: { endian: "little" } },
+            { name: "crc32c" },
+          ],
+        },
+      },
+    ];
     for (const codecs of [
+      sharded({ name: "zfp", configuration: { mode: "reversible" } }),
+      sharded({ name: "numcodecs.zfpy", configuration: { mode: 5 } }),
       [{ name: "zfp", configuration: { mode: "reversible" } }],
       [{ name: "numcodecs.zfpy", configuration: { mode: 4, tolerance: -1 } }],
     ]) {
