@@ -390,3 +390,51 @@ describe("format spec definitions on the widths real fixtures do not cover", () 
     );
   });
 });
+
+describe("delta-encoded secondary latents and framing details", () => {
+  it("Lookback with secondary_uses_delta: both latent variables use the same lookbacks", () => {
+    // IntMult base 10 on u32: number = 10 * primary + secondary, both lookback-decoded.
+    const out = decodeWords(
+      "u32",
+      4,
+      (w) => {
+        put(w, 1, 4);
+        put(w, 10, 32);
+        put(w, 2, 4); // Lookback
+        put(w, 1, 5); // window 4
+        put(w, 0, 4); // state 1
+        put(w, 1, 1); // secondary uses delta
+        latentVar(w, 0, [{ weight: 1, lower: 1n, offsetBits: 2 }], 32); // lookbacks
+        latentVar(w, 0, [{ weight: 1, lower: 0x80000000n, offsetBits: 4 }], 32); // primary deltas
+        latentVar(w, 0, [{ weight: 1, lower: 0x80000000n, offsetBits: 4 }], 32); // secondary deltas
+      },
+      (w) => {
+        w.finishByte(); // lookback latents: no state, 0-bit tANS states
+        put(w, 7, 32); // primary state
+        put(w, 3, 32); // secondary state
+        w.finishByte();
+        for (const lb of [1, 2, 1]) put(w, lb - 1, 2);
+        for (const d of [1, 0, 2]) put(w, d, 4); // primary: 7, 8, 7 + 0, 7 + 2
+        for (const d of [2, 1, 0]) put(w, d, 4); // secondary: 3, 5, 3 + 1, 4 + 0
+      },
+    );
+    expect(Array.from(new Uint32Array(out.buffer))).toEqual([73, 85, 74, 94]);
+  });
+
+  it("bytes after the termination byte are ignored, as pco does; a missing termination is truncation", () => {
+    const { bytes, type } = stream(
+      "u16",
+      1,
+      (w) => {
+        put(w, 0, 4);
+        put(w, 0, 4);
+        latentVar(w, 0, [{ weight: 1, lower: 513n, offsetBits: 0 }], 16);
+      },
+      (w) => w.finishByte(),
+    );
+    expect(Array.from(new Uint16Array(decodeStandalone(bytes, type, 1).buffer))).toEqual([513]);
+    const padded = Uint8Array.from([...bytes, 9, 9, 9]);
+    expect(Array.from(new Uint16Array(decodeStandalone(padded, type, 1).buffer))).toEqual([513]);
+    expect(() => decodeStandalone(bytes.subarray(0, bytes.length - 1), type, 1)).toThrow(PcoError);
+  });
+});
