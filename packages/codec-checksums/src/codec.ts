@@ -4,6 +4,7 @@
  * @module
  */
 import { CodecError, type JsonObject } from "@zarr/core";
+import { crc32cCodec as coreCrc32cCodec } from "@zarr/core/builtin-codecs";
 import type { BytesToBytesCodec, CodecFactory } from "@zarr/core/codec";
 import {
   ALGORITHMS,
@@ -180,6 +181,11 @@ function factory(id: ChecksumId, name: string): CodecFactory {
   return {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context) {
+      // "crc32c" is both numcodecs' v2 id and the v3 core codec's name: v3
+      // metadata keeps core's codec (same layout, no configuration).
+      if (name === "crc32c" && context.format === 3) {
+        return coreCrc32cCodec.fromConfig(configuration, context);
+      }
       const config = parseChecksumConfig(id, configuration, name, context.path);
       return new ChecksumCodec(id, { ...config, name, path: context.path, format: context.format });
     },
@@ -190,7 +196,10 @@ function factory(id: ChecksumId, name: string): CodecFactory {
 export const adler32Codec: CodecFactory = factory("adler32", "adler32");
 /** numcodecs `crc32` (v2 id): zlib's CRC-32, at the start by default. */
 export const crc32Codec: CodecFactory = factory("crc32", "crc32");
-/** numcodecs `crc32c` (v2 id): CRC-32C (Castagnoli), at the end by default. */
+/**
+ * numcodecs `crc32c` (v2 id): CRC-32C (Castagnoli), at the end by default. In
+ * v3 metadata the name `crc32c` is the core codec, which this factory hands over to.
+ */
 export const crc32cCodec: CodecFactory = factory("crc32c", "crc32c");
 /** numcodecs `fletcher32` (v2 id): HDF5's Fletcher-32, always at the end. */
 export const fletcher32Codec: CodecFactory = factory("fletcher32", "fletcher32");

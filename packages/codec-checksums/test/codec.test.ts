@@ -154,6 +154,15 @@ describe("configuration (numcodecs constructor keywords)", () => {
     });
   });
 
+  it("v3 `crc32c` stays core's codec (same bytes, no configuration written)", () => {
+    const v3 = build(crc32cCodec, undefined, context(3));
+    expect(v3).not.toBeInstanceOf(ChecksumCodec);
+    expect(v3.toJSON()).toEqual({ name: "crc32c" });
+    const v2 = build(crc32cCodec, { id: "crc32c" }, context(2));
+    expect(v2).toBeInstanceOf(ChecksumCodec);
+    expect(v2.encode(payload)).toEqual(v3.encode(payload));
+  });
+
   it.each([
     ["crc32", { location: "middle" }, /location must be "start" or "end", got "middle"/],
     ["adler32", { level: 1 }, /unknown configuration field "level" \(it takes location\)/],
@@ -164,7 +173,7 @@ describe("configuration (numcodecs constructor keywords)", () => {
     ["jenkins_lookup3", { initval: 1.5 }, /initval must be an integer/],
     ["jenkins_lookup3", { prefix: "FADB" }, /prefix must be null or a list of byte values/],
     ["jenkins_lookup3", { prefix: [1, 256] }, /prefix must be null or a list of byte values/],
-    ["crc32c", { id: "crc32" }, /configuration.id is "crc32", expected "crc32c"/],
+    ["numcodecs.crc32c", { id: "crc32" }, /configuration.id is "crc32", expected "crc32c"/],
   ] as const)("%s %j is a CodecError naming the field", (id, config, message) => {
     const factory = CHECKSUM_CODECS[id];
     expect(() => build(factory, config, context())).toThrowError(CodecError);
