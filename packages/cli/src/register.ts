@@ -8,4 +8,8 @@
 import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
 import "@zarr/codec-blosc/register";
+import "@zarr/codec-lz4/register";
+import "@zarr/codec-bz2/register";
+import "@zarr/codec-lzma/register";
+import "@zarr/codec-checksums/register";
 import "@zarr/v2-compat/register";

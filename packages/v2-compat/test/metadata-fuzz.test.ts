@@ -36,8 +36,6 @@ const COMPRESSORS: JsonValue[] = [
   { id: "gzip", level: 5 },
   { id: "blosc", cname: "lz4", clevel: 5, shuffle: 1, blocksize: 0 },
   { id: "zstd", level: 3 },
-  { id: "lz4", acceleration: 1 },
-  { id: "bz2", level: 9 },
 ];
 const FILTERS: JsonValue[] = [
   null,

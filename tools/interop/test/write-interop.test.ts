@@ -5,7 +5,10 @@
 // (python/v3reader.py), element by element against what we read back.
 // Expected failures are on the explicit lists of src/known.ts.
 import "@zarr/codec-blosc/register";
+import "@zarr/codec-bz2/register";
 import "@zarr/codec-gzip/register";
+import "@zarr/codec-lz4/register";
+import "@zarr/codec-lzma/register";
 import "@zarr/codec-zstd/register";
 import "@zarr/v2-compat/register";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

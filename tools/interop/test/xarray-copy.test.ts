@@ -5,7 +5,10 @@
 // v2 result with the original, decoded and with decode_cf=False. v3
 // intermediates are compared after their copy back to v2 (xarray 2023 opens v2).
 import "@zarr/codec-blosc/register";
+import "@zarr/codec-bz2/register";
 import "@zarr/codec-gzip/register";
+import "@zarr/codec-lz4/register";
+import "@zarr/codec-lzma/register";
 import "@zarr/codec-zstd/register";
 import "@zarr/v2-compat/register";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -24,14 +24,21 @@ const CODEC_PACKAGES: Record<string, string> = {
   blosc: "@zarr/codec-blosc",
   "numcodecs.blosc": "@zarr/codec-blosc",
 };
-for (const id of ["adler32", "crc32", "crc32c", "fletcher32", "jenkins_lookup3"]) {
-  CODEC_PACKAGES[id] = "@zarr/codec-checksums";
-  CODEC_PACKAGES[`numcodecs.${id}`] = "@zarr/codec-checksums";
+// numcodecs compressors and checksums, each in its own package under its v2 id
+// and zarr-python 3's `numcodecs.<id>` (v2 `crc32c` is core's v3 codec when
+// that package is absent: same layout at the default location).
+for (const [pkg, ids] of [
+  ["@zarr/codec-lz4", ["lz4"]],
+  ["@zarr/codec-bz2", ["bz2"]],
+  ["@zarr/codec-lzma", ["lzma"]],
+  ["@zarr/codec-checksums", ["adler32", "crc32", "crc32c", "fletcher32", "jenkins_lookup3"]],
+] as const) {
+  for (const id of ids) {
+    if (id !== "crc32c") CODEC_PACKAGES[id] = pkg;
+    CODEC_PACKAGES[`numcodecs.${id}`] = pkg;
+  }
 }
 for (const id of [
-  "lz4",
-  "bz2",
-  "lzma",
   "delta",
   "fixedscaleoffset",
   "quantize",

@@ -1,17 +1,14 @@
 /**
- * The numcodecs codecs of this package, by registration name.
+ * The numcodecs codecs of this package (filters and `shuffle`), by
+ * registration name. The compressors live in their own packages:
+ * `@zarr/codec-lz4`, `@zarr/codec-bz2`, `@zarr/codec-lzma` (and
+ * `@zarr/codec-gzip`, `-zstd`, `-blosc`, `-checksums`).
  *
  * @module
  */
 import type { CodecFactory } from "@zarr/core/codec";
-import {
-  lz4Codec,
-  numcodecsLz4Codec,
-  numcodecsShuffleCodec,
-  shuffleCodec,
-} from "./bytes-codecs.js";
+import { numcodecsShuffleCodec, shuffleCodec } from "./bytes-codecs.js";
 import { categorizeCodec, numcodecsCategorizeCodec } from "./categorize.js";
-import { bz2Codec, lzmaCodec, numcodecsBz2Codec, numcodecsLzmaCodec } from "./compressors.js";
 import { deltaCodec, numcodecsDeltaCodec } from "./delta.js";
 import { json2Codec, numcodecsJson2Codec } from "./json2.js";
 import { numcodecsPackbitsCodec, packbitsCodec } from "./packbits.js";
@@ -28,7 +25,6 @@ import {
 
 export * from "./bytes-codecs.js";
 export * from "./categorize.js";
-export * from "./compressors.js";
 export * from "./delta.js";
 export * from "./json2.js";
 export * from "./packbits.js";
@@ -52,12 +48,6 @@ export const NUMCODECS: Readonly<Record<string, CodecFactory>> = {
   "numcodecs.categorize": numcodecsCategorizeCodec,
   shuffle: shuffleCodec,
   "numcodecs.shuffle": numcodecsShuffleCodec,
-  lz4: lz4Codec,
-  "numcodecs.lz4": numcodecsLz4Codec,
-  bz2: bz2Codec,
-  "numcodecs.bz2": numcodecsBz2Codec,
-  lzma: lzmaCodec,
-  "numcodecs.lzma": numcodecsLzmaCodec,
   json2: json2Codec,
   "numcodecs.json2": numcodecsJson2Codec,
 };

@@ -18,7 +18,6 @@ import {
 import { metadataRead } from "@zarr/core/codec";
 import { childKey, nodePrefix, parentPath, parseJson, showJson } from "@zarr/core/internal";
 import { resolveStore } from "@zarr/core/store";
-import { lzmaFiltersJson } from "../codecs/compressors.js";
 import { numcodecsConfig } from "../codecs/numcodecs-keys.js";
 import { parseV2DType } from "../dtypes/typestr.js";
 import { writeV2Json } from "../util/json.js";
@@ -121,7 +120,14 @@ function fillJson(dtype: JsonValue, value: unknown, path: string): JsonValue {
  */
 function exactLzmaFilterIds(compressor: JsonObject): JsonObject {
   if (compressor.id !== "lzma" || !Array.isArray(compressor.filters)) return compressor;
-  return { ...compressor, filters: lzmaFiltersJson(compressor.filters) };
+  return {
+    ...compressor,
+    filters: compressor.filters.map((f) =>
+      typeof f === "object" && f !== null && !Array.isArray(f) && f.id === 2 ** 62
+        ? { ...f, id: 0x4000000000000001n }
+        : f,
+    ),
+  };
 }
 
 /** The `.zarray` document for `options` (validated, keys as zarr-python writes them). */

@@ -1,61 +1,16 @@
 /**
- * numcodecs' `bz2` (`{level}`) and `lzma` (`{format, check, preset, filters}`)
- * compressors over this package's own bzip2 and xz/LZMA implementations.
+ * numcodecs' `lzma` compressor (`{format, check, preset, filters}`: Python's
+ * `lzma.compress`/`decompress`) over this package's own xz/LZMA code.
  *
  * @module
  */
-import { CodecError, type JsonObject, type JsonValue, UnsupportedError } from "@zarr/core";
-import type { BytesToBytesCodec, CodecFactory, CodecOptions } from "@zarr/core/codec";
-import { showJson } from "@zarr/core/internal";
-import { bzip2Decompress } from "../compress/bzip2-decode.js";
-import { bzip2Compress } from "../compress/bzip2-encode.js";
-import type { LzmaProps } from "../compress/lzma-decode.js";
-import { lzmaCompress } from "../compress/lzma-encode.js";
-import { lzmaDecompress, type RawChain } from "../compress/lzma-formats.js";
-import { Config } from "./common.js";
-
-/**
- * The most bytes a decoder of this package produces when it is given neither
- * an exact `decodedSize` nor `options.maxDecodedSize` (a direct call outside
- * a pipeline): 1 GiB.
- */
-export const DEFAULT_MAX_DECODED_SIZE = 1 << 30;
-
-/**
- * Runs `decompress` with the output limit of a bytes -> bytes decode: the
- * exact `decodedSize` when known (a different length is a `CodecError`),
- * else `options.maxDecodedSize`, else {@link DEFAULT_MAX_DECODED_SIZE}. The
- * decoders grow their output as they go and stop at the limit; only an exact
- * size is allocated up front.
- */
-export function boundedDecode(
-  codec: string,
-  path: string,
-  decodedSize: number | undefined,
-  options: CodecOptions | undefined,
-  decompress: (limit: number, exact: number | undefined) => Uint8Array,
-): Uint8Array {
-  const limit = decodedSize ?? options?.maxDecodedSize ?? DEFAULT_MAX_DECODED_SIZE;
-  const out = decompress(limit, decodedSize);
-  if (decodedSize !== undefined && out.length !== decodedSize) {
-    throw new CodecError(
-      `${path}: ${codec}: decoded ${out.length} bytes, expected ${decodedSize}`,
-      {
-        path,
-      },
-    );
-  }
-  return out;
-}
-
-/**
- * The most bytes a bzip2 encoding of `n` bytes can take: bzip2 documents
- * `n + n/100 + 600` for one stream; `n/32 + 64 KiB` leaves room for writers
- * that start a stream per block (pbzip2) and for their headers.
- */
-export function bz2MaxEncodedSize(n: number): number {
-  return n + Math.floor(n / 32) + 64 * 1024;
-}
+import { type JsonObject, type JsonValue, UnsupportedError } from "@zarr/core";
+import type { BytesToBytesCodec, CodecFactory } from "@zarr/core/codec";
+import { boundedDecode } from "./bounded.js";
+import { Config, showJson } from "./config.js";
+import type { LzmaProps } from "./lzma-decode.js";
+import { lzmaCompress } from "./lzma-encode.js";
+import { lzmaDecompress, type RawChain } from "./lzma-formats.js";
 
 /**
  * The most bytes an lzma encoding (.xz, .lzma or raw) of `n` bytes can take:
@@ -69,28 +24,6 @@ export function lzmaMaxEncodedSize(n: number): number {
   return n + Math.floor(n / 8) + 64 * 1024;
 }
 
-function bz2Factory(name: string): CodecFactory {
-  return {
-    kind: "bytes_to_bytes",
-    fromConfig(configuration, context): BytesToBytesCodec {
-      const config = new Config("bz2", configuration ?? {}, context.path);
-      const level = config.integer("level", 1, 9, 1);
-      const path = context.path;
-      return {
-        kind: "bytes_to_bytes",
-        name,
-        toJSON: () => ({ name, configuration: { level } }),
-        encode: (bytes) => bzip2Compress(bytes, level),
-        decode: (bytes, decodedSize, options) =>
-          boundedDecode("bz2", path, decodedSize, options, (limit, exact) =>
-            bzip2Decompress(bytes, limit, path, exact),
-          ),
-        maxEncodedSize: bz2MaxEncodedSize,
-      };
-    },
-  };
-}
-
 /** liblzma's preset dictionary sizes (presets 0..9). */
 const PRESET_DICT = [18, 20, 21, 22, 22, 23, 23, 24, 25, 26].map((b) => 2 ** b);
 const PRESET_EXTREME = 0x80000000;
@@ -101,10 +34,7 @@ const FILTER_LZMA1 = 2 ** 62;
 function presetLevel(config: Config, v: JsonValue | undefined, field: string): number {
   if (v === undefined || v === null) return 6;
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || (v & ~PRESET_EXTREME) > 9)
-    throw config.error(
-      field,
-      `must be 0..9 (optionally | PRESET_EXTREME), got ${showJson(v as JsonValue)}`,
-    );
+    throw config.error(field, `must be 0..9 (optionally | PRESET_EXTREME), got ${showJson(v)}`);
   return v & 0xf;
 }
 
@@ -121,7 +51,7 @@ function filterInt(
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
     throw config.error(
       `filters[${i}].${key}`,
-      `must be an integer in ${min}..${max}, got ${showJson(v as JsonValue)}`,
+      `must be an integer in ${min}..${max}, got ${showJson(v)}`,
     );
   return v;
 }
@@ -216,11 +146,7 @@ function lzmaFactory(name: string): CodecFactory {
   };
 }
 
-/** `bz2` (`{level}`, 1..9). */
-export const bz2Codec = bz2Factory("bz2");
-/** `numcodecs.bz2`. */
-export const numcodecsBz2Codec = bz2Factory("numcodecs.bz2");
 /** `lzma` (`{format, check, preset, filters}` as numcodecs' LZMA). */
-export const lzmaCodec = lzmaFactory("lzma");
+export const lzmaCodec: CodecFactory = lzmaFactory("lzma");
 /** `numcodecs.lzma`. */
-export const numcodecsLzmaCodec = lzmaFactory("numcodecs.lzma");
+export const numcodecsLzmaCodec: CodecFactory = lzmaFactory("numcodecs.lzma");

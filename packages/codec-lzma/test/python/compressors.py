@@ -1,10 +1,10 @@
-# numcodecs BZ2 and LZMA interop cases, both directions. Usage:
+# numcodecs LZMA interop cases, both directions. Usage:
 #   compressors.py write DIR        -> zarr-python writes every case under DIR, prints {name: case} JSON
 #   compressors.py check DIR SPEC   -> reads DIR (written by @zarr/v2-compat), prints {"bad": {...}} JSON
 import json, lzma, sys
 import numpy as np
 import zarr
-from numcodecs import BZ2, LZMA
+from numcodecs import LZMA
 
 def data(dtype, n, seed):
     rng = np.random.default_rng(seed)
@@ -14,9 +14,6 @@ def data(dtype, n, seed):
     return np.concatenate([smooth, noise])
 
 CASES = {
-    "bz2_1": ("<i4", 6000, 1500, BZ2(level=1)),
-    "bz2_9": ("<f8", 5000, 2048, BZ2(level=9)),
-    "bz2_u1_big": ("|u1", 300000, 250000, BZ2(level=1)),
     "lzma_default": ("<i2", 6000, 1500, LZMA()),
     "lzma_crc32": ("<i4", 5000, 1024, LZMA(check=lzma.CHECK_CRC32, preset=1)),
     "lzma_none": ("<u2", 5000, 1024, LZMA(check=lzma.CHECK_NONE, preset=9)),

@@ -8,8 +8,9 @@
  *
  * @module
  */
-import { bzip2CrcTable } from "./checksums.js";
-import { ByteSink } from "./lzma-encoder.js";
+
+import { ByteSink } from "./byte-sink.js";
+import { bzip2CrcTable } from "./crc.js";
 
 /** Writes bits most significant first. */
 class BitWriter {

@@ -1,42 +1,30 @@
 /**
- * The checksums of the bzip2 and xz formats: CRC-32 in both bit orders
- * (bzip2 feeds bits most significant first, xz least significant first),
- * CRC-64/XZ and SHA-256.
+ * The checks of the xz format: CRC-32 (as zlib's), CRC-64/XZ and SHA-256.
  *
  * @module
  */
 
-function table32(reflected: boolean): Uint32Array {
+function table32(): Uint32Array {
   const t = new Uint32Array(256);
   for (let n = 0; n < 256; n++) {
-    let c = reflected ? n : n << 24;
-    for (let k = 0; k < 8; k++) {
-      if (reflected) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      else c = c & 0x80000000 ? (c << 1) ^ 0x04c11db7 : c << 1;
-    }
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
     t[n] = c >>> 0;
   }
   return t;
 }
 
 let crcLsb: Uint32Array | undefined;
-let crcMsb: Uint32Array | undefined;
 let crc64Lo: Uint32Array | undefined;
 let crc64Hi: Uint32Array | undefined;
 
 /** CRC-32 (IEEE 802.3, reflected) as xz and zip use it; `crc` continues a previous value. */
 export function crc32(bytes: Uint8Array, crc = 0): number {
-  crcLsb ??= table32(true);
+  crcLsb ??= table32();
   const t = crcLsb;
   let c = ~crc;
   for (let i = 0; i < bytes.length; i++) c = t[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
   return ~c >>> 0;
-}
-
-/** Updater of bzip2's block CRC (CRC-32, most significant bit first); start at 0xffffffff, finish with `~`. */
-export function bzip2CrcTable(): Uint32Array {
-  crcMsb ??= table32(false);
-  return crcMsb;
 }
 
 /** CRC-64/XZ (ECMA-182 polynomial, reflected) as a pair `[low, high]` of 32-bit words. */

@@ -1,23 +1,14 @@
 // Decoded-size bounds (`options.maxDecodedSize`, an exact `decodedSize`, the
-// internal cap) and the worst-case encoded size (`maxEncodedSize`) of the
-// bytes -> bytes codecs of this package: bz2, lzma (xz, .lzma, raw), lz4,
-// shuffle. Bombs in a child process under the watchdog:
+// internal cap) and the worst-case encoded size (`maxEncodedSize`) of the lz4
+// codec. Bombs in a child process under the watchdog:
 // tools/attacks/test/codec-bombs.test.ts.
 import { CodecError, type DataType, type JsonObject } from "@zarr/core";
-import type { BytesToBytesCodec, ChunkSpec, CodecContext } from "@zarr/core/codec";
+import type { BytesToBytesCodec, ChunkSpec, CodecContext, CodecFactory } from "@zarr/core/codec";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  bz2Codec,
-  DEFAULT_MAX_DECODED_SIZE,
-  lz4Codec,
-  lz4MaxDecodedSize,
-  lzmaCodec,
-  shuffleCodec,
-} from "../src/index.js";
+import { DEFAULT_MAX_DECODED_SIZE, lz4Codec, lz4MaxDecodedSize } from "../src/index.js";
 
 const MiB = 1 << 20;
-const FILTER_LZMA1 = 2 ** 62;
 
 function context(): CodecContext {
   const dataType = { name: "uint8", itemSize: 1 } as unknown as DataType;
@@ -29,31 +20,11 @@ function context(): CodecContext {
   };
 }
 
-async function make(factory: typeof bz2Codec, config: JsonObject): Promise<BytesToBytesCodec> {
+async function make(factory: CodecFactory, config: JsonObject): Promise<BytesToBytesCodec> {
   return (await factory.fromConfig(config, context())) as BytesToBytesCodec;
 }
 
-const CODECS: [string, typeof bz2Codec, JsonObject][] = [
-  ["bz2 1", bz2Codec, { level: 1 }],
-  ["bz2 9", bz2Codec, { level: 9 }],
-  ["xz", lzmaCodec, { format: 1, preset: 1 }],
-  [
-    "xz delta",
-    lzmaCodec,
-    {
-      format: 1,
-      filters: [
-        { id: 3, dist: 4 },
-        { id: 0x21, preset: 1 },
-      ],
-    },
-  ],
-  [".lzma", lzmaCodec, { format: 2, preset: 1 }],
-  ["raw lzma1", lzmaCodec, { format: 3, filters: [{ id: FILTER_LZMA1, preset: 1 }] }],
-  ["raw lzma2", lzmaCodec, { format: 3, filters: [{ id: 0x21, preset: 1 }] }],
-  ["lz4", lz4Codec, { acceleration: 1 }],
-  ["shuffle", shuffleCodec, { elementsize: 1 }],
-];
+const CODECS: [string, CodecFactory, JsonObject][] = [["lz4", lz4Codec, { acceleration: 1 }]];
 
 /** Compressible structure with an incompressible stretch. */
 function mixed(n: number): Uint8Array {
@@ -63,12 +34,6 @@ function mixed(n: number): Uint8Array {
     x = (Math.imul(x, 1103515245) + 12345) >>> 0;
     out[i] = i % 4096 < 1024 ? x >>> 24 : i % 7 === 0 ? (i >>> 8) & 0xff : 0;
   }
-  return out;
-}
-
-function concat(a: Uint8Array, n: number): Uint8Array {
-  const out = new Uint8Array(a.length * n);
-  for (let i = 0; i < n; i++) out.set(a, i * a.length);
   return out;
 }
 
@@ -103,39 +68,13 @@ describe("decode with maxDecodedSize", () => {
     }
   });
 
-  it("bombs (concatenated bz2 and xz streams, one .lzma stream, an lz4 block) stop at the bound", async () => {
-    const bombs: [string, BytesToBytesCodec, Uint8Array][] = [];
-    for (const [name, config] of [
-      ["bz2", { level: 9 }],
-      ["xz", { format: 1, preset: 1 }],
-    ] as const) {
-      const codec = await make(name === "bz2" ? bz2Codec : lzmaCodec, config);
-      bombs.push([name, codec, concat(await codec.encode(new Uint8Array(4 * MiB)), 4)]);
-    }
-    const alone = await make(lzmaCodec, { format: 2, preset: 1 });
-    bombs.push([".lzma", alone, await alone.encode(new Uint8Array(16 * MiB))]);
-    const lz4 = await make(lz4Codec, {});
-    bombs.push(["lz4", lz4, await lz4.encode(new Uint8Array(16 * MiB))]);
-    for (const [name, codec, bomb] of bombs) {
-      expect(bomb.length, name).toBeLessThan(MiB);
-      await expect(
-        (async () => codec.decode(bomb, undefined, { maxDecodedSize: MiB }))(),
-        name,
-      ).rejects.toThrow(/exceeds the expected 1048576 bytes|at most 1048576 expected/);
-    }
-  });
-
-  it(".lzma: a header declaring 250 MiB under a 256 MiB bound is not allocated", async () => {
-    const codec = await make(lzmaCodec, { format: 2, preset: 1 });
-    const enc = (await codec.encode(mixed(1000))).slice();
-    // Bytes 5..12 of the .lzma header: the uncompressed size (liblzma writes "unknown").
-    new DataView(enc.buffer).setUint32(5, 250 * MiB, true);
-    new DataView(enc.buffer).setUint32(9, 0, true);
-    const before = process.memoryUsage().arrayBuffers;
+  it("a bomb (an lz4 block of 16 MiB of zeros) stops at the bound", async () => {
+    const codec = await make(lz4Codec, {});
+    const bomb = await codec.encode(new Uint8Array(16 * MiB));
+    expect(bomb.length).toBeLessThan(MiB);
     await expect(
-      (async () => codec.decode(enc, undefined, { maxDecodedSize: 256 * MiB }))(),
-    ).rejects.toThrow(CodecError);
-    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * MiB);
+      (async () => codec.decode(bomb, undefined, { maxDecodedSize: MiB }))(),
+    ).rejects.toThrow(/at most 1048576 expected/);
   });
 
   it("lz4: a header claiming more than its block can hold fails before allocating", async () => {
@@ -175,11 +114,9 @@ describe("maxEncodedSize", () => {
     mixed,
   };
 
-  it("bounds every encoding we write (bz2, every lzma format, lz4, shuffle) for random, incompressible and compressible inputs", async () => {
-    const all: [string, typeof bz2Codec, JsonObject][] = [
+  it("bounds every encoding we write (accelerations 1 and 1000) for random, incompressible and compressible inputs", async () => {
+    const all: [string, CodecFactory, JsonObject][] = [
       ...CODECS,
-      [".lzma 6", lzmaCodec, { format: 2, preset: 6 }],
-      ["xz 6", lzmaCodec, { format: 1, preset: 6, check: 10 }],
       ["lz4 fast", lz4Codec, { acceleration: 1000 }],
     ];
     for (const [name, factory, config] of all) {

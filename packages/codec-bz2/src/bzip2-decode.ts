@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { bzip2CrcTable } from "./checksums.js";
+import { bzip2CrcTable } from "./crc.js";
 import { corrupt, Output } from "./output.js";
 
 const CODEC = "bz2";
