@@ -274,7 +274,7 @@ describe("zfp (zarrs, zarr-extensions: headerless)", () => {
 
 describe("through @zarr/core arrays", () => {
   it("v3 arrays with zfp and numcodecs.zfpy write and read back (partial edge chunks, inside shards)", async () => {
-    const sharded = (codec: JsonObject) => [
+    const sharded = (codec: JsonObject): JsonObject[] => [
       {
         name: "sharding_indexed",
         configuration: {
