@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { BitReader, BitWriter } from "./bitstream.js";
+import type { BitReader, BitWriter } from "./bitstream.js";
 import {
   decodeFloat32Block,
   decodeFloat64Block,
@@ -177,14 +177,6 @@ function scatter(
       }
 }
 
-/** Bits per element of each zfp type, in int32 words. */
-export const WORDS: Readonly<Record<ZfpType, 1 | 2>> = {
-  int32: 1,
-  int64: 2,
-  float32: 1,
-  float64: 2,
-};
-
 /** Encodes every block of the array `data` into `out` (`zfp_compress` without the flush). */
 export function compressBlocks(
   out: BitWriter,
@@ -266,5 +258,3 @@ export function decompressBlocks(
   });
   return ok;
 }
-
-export { BitReader, BitWriter };
