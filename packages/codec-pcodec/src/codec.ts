@@ -147,6 +147,18 @@ export class PcodecCodec implements BytesToBytesCodec {
 /**
  * zarr-python 3's `numcodecs.pcodec` as an array -> bytes codec: the chunk
  * in C order as a Pco standalone stream.
+ *
+ * @example
+ * ```ts
+ * import "@zarr/codec-pcodec/register";
+ * import { createArray, MemoryStore } from "@zarr/core";
+ * const a = await createArray(new MemoryStore(), "t", {
+ *   shape: [1000],
+ *   chunkShape: [500],
+ *   dataType: "int64",
+ *   codecs: [{ name: "numcodecs.pcodec", configuration: { level: 8 } }],
+ * });
+ * ```
  */
 export class NumcodecsPcodecCodec implements ArrayToBytesCodec {
   readonly kind = "array_to_bytes";
@@ -221,7 +233,17 @@ function pcoTypeOf(dataType: string, name: string, path: string): PcoNumberType 
   return type;
 }
 
-/** v2 `pcodec`: numcodecs' `PCodec` as a compressor. */
+/**
+ * v2 `pcodec`: numcodecs' `PCodec` as a compressor (`.zarray`:
+ * `"compressor": {"id": "pcodec", "level": 8, ...}`).
+ *
+ * @example
+ * ```ts
+ * import { registerCodec } from "@zarr/core";
+ * import { pcodecCodec } from "@zarr/codec-pcodec";
+ * registerCodec("pcodec", pcodecCodec); // what "@zarr/codec-pcodec/register" does
+ * ```
+ */
 export const pcodecCodec: CodecFactory = {
   kind: "bytes_to_bytes",
   fromConfig(configuration, context) {
@@ -235,7 +257,16 @@ export const pcodecCodec: CodecFactory = {
   },
 };
 
-/** v3 `numcodecs.pcodec`: zarr-python 3's array -> bytes wrapper of numcodecs' `PCodec`. */
+/**
+ * v3 `numcodecs.pcodec`: zarr-python 3's array -> bytes wrapper of numcodecs' `PCodec`.
+ *
+ * @example
+ * ```ts
+ * import { registerCodec } from "@zarr/core";
+ * import { numcodecsPcodecCodec } from "@zarr/codec-pcodec";
+ * registerCodec("numcodecs.pcodec", numcodecsPcodecCodec);
+ * ```
+ */
 export const numcodecsPcodecCodec: CodecFactory = {
   kind: "array_to_bytes",
   fromConfig(configuration, context) {

@@ -276,7 +276,7 @@ function multiplyIntFloat64(lo: number, hi: number, base: number): void {
 }
 
 /** The low 64 bits of `(aHi:aLo) * (bHi:bLo)`. */
-export function mul64(aLo: number, aHi: number, bLo: number, bHi: number): [number, number] {
+function mul64(aLo: number, aHi: number, bLo: number, bHi: number): [number, number] {
   const a0 = aLo & 0xffff;
   const a1 = aLo >>> 16;
   const b0 = bLo & 0xffff;
