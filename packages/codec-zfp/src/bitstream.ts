@@ -85,7 +85,7 @@ export class BitWriter {
   finish(wordBits: number): Uint8Array {
     const pad = (wordBits - (this.position % wordBits)) % wordBits;
     this.writeZeros(pad);
-    const total = this.position >>> 3;
+    const total = this.position / 8;
     // Pending bits (fewer than 32) are whole bytes here (wordBits >= 8).
     let at = this.#length;
     if (at + 4 > this.#bytes.length) {
