@@ -12,4 +12,6 @@ import "@zarr/codec-lz4/register";
 import "@zarr/codec-bz2/register";
 import "@zarr/codec-lzma/register";
 import "@zarr/codec-checksums/register";
+import "@zarr/codec-zfp/register";
+import "@zarr/codec-pcodec/register";
 import "@zarr/v2-compat/register";

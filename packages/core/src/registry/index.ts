@@ -23,6 +23,7 @@ const CODEC_PACKAGES: Record<string, string> = {
   "numcodecs.zstd": "@zarr/codec-zstd",
   blosc: "@zarr/codec-blosc",
   "numcodecs.blosc": "@zarr/codec-blosc",
+  zfp: "@zarr/codec-zfp", // zarrs' v3 zfp codec
 };
 // numcodecs compressors and checksums, each in its own package under its v2 id
 // and zarr-python 3's `numcodecs.<id>` (v2 `crc32c` is core's v3 codec when
@@ -32,6 +33,8 @@ for (const [pkg, ids] of [
   ["@zarr/codec-bz2", ["bz2"]],
   ["@zarr/codec-lzma", ["lzma"]],
   ["@zarr/codec-checksums", ["adler32", "crc32", "crc32c", "fletcher32", "jenkins_lookup3"]],
+  ["@zarr/codec-zfp", ["zfpy"]],
+  ["@zarr/codec-pcodec", ["pcodec"]],
 ] as const) {
   for (const id of ids) {
     if (id !== "crc32c") CODEC_PACKAGES[id] = pkg;
