@@ -10,7 +10,7 @@
 import type { BitReader, BitWriter } from "./bitstream.js";
 import { LINE_STARTS, planeWords } from "./lines.js";
 import { COEFFICIENT_ORDER } from "./order.js";
-import { decodePlanes, encodePlanes, transpose32 } from "./planes.js";
+import { decodeCoefficients32, encodePlanes, transpose32 } from "./planes.js";
 
 const NBMASK = 0xaaaaaaaa;
 /** Bits that code a reversible block's precision. */
@@ -155,11 +155,10 @@ function toPlanes(b: Int32Array, dims: number, words: number): number {
   return or;
 }
 
-/** Inverse of {@link toPlanes}. */
-function fromPlanes(b: Int32Array, dims: number, words: number): void {
+/** Negabinary coefficients in coding order (in `planes`, as decoded) back to the block. */
+function fromCoefficients(b: Int32Array, dims: number): void {
   const order = COEFFICIENT_ORDER[dims]!;
   const size = order.length;
-  for (let w = 0; w < words; w++) transpose32(planes, 32 * w);
   for (let i = 0; i < size; i++) b[order[i]!] = ((planes[i]! ^ NBMASK) - NBMASK) | 0;
 }
 
@@ -192,13 +191,12 @@ export function decodeInt32Block(
   b: Int32Array,
   dims: number,
 ): number {
-  const words = planeWords(dims);
-  let bits = decodePlanes(input, maxbits, maxprec, 32, planes, words, 1 << (2 * dims));
+  let bits = decodeCoefficients32(input, maxbits, maxprec, planes, 1 << (2 * dims));
   if (bits < minbits) {
     input.skip(minbits - bits);
     bits = minbits;
   }
-  fromPlanes(b, dims, words);
+  fromCoefficients(b, dims);
   invXform(b, dims);
   return bits;
 }
@@ -238,14 +236,13 @@ export function decodeInt32BlockReversible(
   dims: number,
 ): number {
   const prec = input.readBits(PBITS) + 1;
-  const words = planeWords(dims);
   let bits = PBITS;
-  bits += decodePlanes(input, (maxbits - bits) >>> 0, prec, 32, planes, words, 1 << (2 * dims));
+  bits += decodeCoefficients32(input, (maxbits - bits) >>> 0, prec, planes, 1 << (2 * dims));
   if (bits < minbits) {
     input.skip(minbits - bits);
     bits = minbits;
   }
-  fromPlanes(b, dims, words);
+  fromCoefficients(b, dims);
   revInvXform(b, dims);
   return bits;
 }

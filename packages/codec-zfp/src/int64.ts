@@ -9,13 +9,15 @@
 import type { BitReader, BitWriter } from "./bitstream.js";
 import { LINE_STARTS, planeWords } from "./lines.js";
 import { COEFFICIENT_ORDER } from "./order.js";
-import { decodePlanes, encodePlanes, transpose32 } from "./planes.js";
+import { decodeCoefficients64, encodePlanes, transpose32 } from "./planes.js";
 
 const NBMASK = 0xaaaaaaaa;
 /** Bits that code a reversible block's precision. */
 const PBITS = 6;
 
 const planes = new Int32Array(64 * 8);
+const codedHi = new Int32Array(256);
+const codedLo = new Int32Array(256);
 /** Lanes x, y, z, w and a temporary. */
 const H = new Int32Array(5);
 const L = new Int32Array(5);
@@ -175,18 +177,14 @@ function toPlanes(hi: Int32Array, lo: Int32Array, dims: number, words: number): 
   return 0;
 }
 
-function fromPlanes(hi: Int32Array, lo: Int32Array, dims: number, words: number): void {
+/** Negabinary coefficients in coding order (as decoded) back to the block. */
+function fromCoefficients(hi: Int32Array, lo: Int32Array, dims: number): void {
   const order = COEFFICIENT_ORDER[dims]!;
   const size = order.length;
-  for (let w = 0; w < words; w++) {
-    transpose32(planes, 64 * w);
-    transpose32(planes, 64 * w + 32);
-  }
   for (let i = 0; i < size; i++) {
     const p = order[i]!;
-    const at = 64 * (i >>> 5) + (i & 31);
-    const d = ((planes[at]! ^ NBMASK) >>> 0) - NBMASK;
-    hi[p] = ((planes[at + 32]! ^ NBMASK) - NBMASK - (d < 0 ? 1 : 0)) | 0;
+    const d = ((codedLo[i]! ^ NBMASK) >>> 0) - NBMASK;
+    hi[p] = ((codedHi[i]! ^ NBMASK) - NBMASK - (d < 0 ? 1 : 0)) | 0;
     lo[p] = d | 0;
   }
 }
@@ -222,13 +220,12 @@ export function decodeInt64Block(
   lo: Int32Array,
   dims: number,
 ): number {
-  const words = planeWords(dims);
-  let bits = decodePlanes(input, maxbits, maxprec, 64, planes, words, 1 << (2 * dims));
+  let bits = decodeCoefficients64(input, maxbits, maxprec, codedHi, codedLo, 1 << (2 * dims));
   if (bits < minbits) {
     input.skip(minbits - bits);
     bits = minbits;
   }
-  fromPlanes(hi, lo, dims, words);
+  fromCoefficients(hi, lo, dims);
   transform(hi, lo, dims, INV);
   return bits;
 }
@@ -268,14 +265,20 @@ export function decodeInt64BlockReversible(
   dims: number,
 ): number {
   const prec = input.readBits(PBITS) + 1;
-  const words = planeWords(dims);
   let bits = PBITS;
-  bits += decodePlanes(input, (maxbits - bits) >>> 0, prec, 64, planes, words, 1 << (2 * dims));
+  bits += decodeCoefficients64(
+    input,
+    (maxbits - bits) >>> 0,
+    prec,
+    codedHi,
+    codedLo,
+    1 << (2 * dims),
+  );
   if (bits < minbits) {
     input.skip(minbits - bits);
     bits = minbits;
   }
-  fromPlanes(hi, lo, dims, words);
+  fromCoefficients(hi, lo, dims);
   transform(hi, lo, dims, REV_INV);
   return bits;
 }

@@ -5,10 +5,10 @@
  * already found significant), then group tests with unary run lengths for
  * the rest. `maxbits` bounds the bits written; `maxprec` the planes coded.
  *
- * A plane is `words` 32-bit words (bit `i` = coefficient `i`); word `w` of
- * plane `k` is `planes[w * intprec + k]` (so that each 32 coefficients' planes
- * form one 32 x 32 bit matrix, see {@link transpose32}). The same code
- * serves 32- and 64-bit integers.
+ * For encoding, a plane is `words` 32-bit words (bit `i` = coefficient `i`);
+ * word `w` of plane `k` is `planes[w * intprec + k]`, so that each 32
+ * coefficients' planes form one 32 x 32 bit matrix (see {@link transpose32}).
+ * Decoding deposits each plane's bits straight into the coefficients.
  *
  * @module
  */
@@ -125,38 +125,42 @@ export function encodePlanes(
 }
 
 /**
- * Decodes what {@link encodePlanes} wrote into `planes` (planes below
- * `intprec - maxprec` are zero); returns the bits read. When `maxbits` runs
- * out inside a run of zeros, the one bit is set at the next coefficient, as
- * libzfp does.
+ * Decodes what {@link encodePlanes} wrote for 32-bit coefficients, each
+ * plane's bits deposited straight into `coded` (coefficient `i`'s bit `k`:
+ * one step per one bit, no transpose); planes below `32 - maxprec` stay
+ * zero. Returns the bits read. When `maxbits` runs out inside a run of
+ * zeros, the one bit is set at the next coefficient, as libzfp does.
  */
-export function decodePlanes(
+export function decodeCoefficients32(
   input: BitReader,
   maxbits: number,
   maxprec: number,
-  intprec: number,
-  planes: Int32Array,
-  words: number,
+  coded: Int32Array,
   size: number,
 ): number {
-  const kmin = intprec > maxprec ? intprec - maxprec : 0;
-  planes.fill(0, 0, intprec * words);
+  const kmin = 32 > maxprec ? 32 - maxprec : 0;
+  coded.fill(0, 0, size);
   let bits = maxbits;
   let n = 0;
   const last = size - 1;
-  for (let k = intprec; bits > 0 && k-- > kmin; ) {
+  for (let k = 32; bits > 0 && k-- > kmin; ) {
+    const bit = 1 << k;
     let m = n < bits ? n : bits;
     bits -= m;
-    for (let w = 0; m > 0; w++) {
+    for (let w = 0; m > 0; w += 32) {
       const c = m < 32 ? m : 32;
-      planes[k + w * intprec] = input.readBits(c);
+      let word = input.readBits(c) | 0;
+      while (word !== 0) {
+        const low = word & -word;
+        coded[w + 31 - Math.clz32(low)]! |= bit;
+        word ^= low;
+      }
       m -= c;
     }
     while (bits > 0 && n < size) {
       bits--;
       if (input.readBit() === 0) break;
       if (n < last) {
-        // Scan for the next one bit: at most min(bits, last - n) bits.
         const limit = bits < last - n ? bits : last - n;
         const zeros = input.readZerosUntilOne(limit);
         if (zeros < limit) {
@@ -167,7 +171,61 @@ export function decodePlanes(
           n += limit;
         }
       }
-      planes[k + (n >>> 5) * intprec]! |= 1 << (n & 31);
+      coded[n]! |= bit;
+      n++;
+    }
+  }
+  return maxbits - bits;
+}
+
+/**
+ * {@link decodeCoefficients32} for 64-bit coefficients: plane `k` goes to
+ * bit `k` of `lo` (k < 32) or bit `k - 32` of `hi`.
+ */
+export function decodeCoefficients64(
+  input: BitReader,
+  maxbits: number,
+  maxprec: number,
+  hi: Int32Array,
+  lo: Int32Array,
+  size: number,
+): number {
+  const kmin = 64 > maxprec ? 64 - maxprec : 0;
+  hi.fill(0, 0, size);
+  lo.fill(0, 0, size);
+  let bits = maxbits;
+  let n = 0;
+  const last = size - 1;
+  for (let k = 64; bits > 0 && k-- > kmin; ) {
+    const target = k >= 32 ? hi : lo;
+    const bit = 1 << (k & 31);
+    let m = n < bits ? n : bits;
+    bits -= m;
+    for (let w = 0; m > 0; w += 32) {
+      const c = m < 32 ? m : 32;
+      let word = input.readBits(c) | 0;
+      while (word !== 0) {
+        const low = word & -word;
+        target[w + 31 - Math.clz32(low)]! |= bit;
+        word ^= low;
+      }
+      m -= c;
+    }
+    while (bits > 0 && n < size) {
+      bits--;
+      if (input.readBit() === 0) break;
+      if (n < last) {
+        const limit = bits < last - n ? bits : last - n;
+        const zeros = input.readZerosUntilOne(limit);
+        if (zeros < limit) {
+          bits -= zeros + 1;
+          n += zeros;
+        } else {
+          bits -= limit;
+          n += limit;
+        }
+      }
+      target[n]! |= bit;
       n++;
     }
   }
