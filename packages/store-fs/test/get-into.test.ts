@@ -14,7 +14,7 @@ import {
   createArray,
   MemoryStore,
   openArray,
-  type Selection,
+  type Slice,
   slice,
 } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
@@ -129,7 +129,7 @@ const cases: { name: string; options: CreateArrayOptions; scatters: boolean }[] 
   },
 ];
 
-const selections: [string, Selection | null][] = [
+const selections: [string, Slice[] | null][] = [
   ["everything", null],
   ["an offset box", [slice(37, 290), slice(5, null)]],
 ];
