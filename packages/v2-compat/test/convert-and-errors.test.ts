@@ -218,3 +218,36 @@ describe("v2 nodes inside a v3 hierarchy", () => {
     await expect(createGroupV2(store, "arr/x")).rejects.toBeInstanceOf(ContainsNodeError);
   });
 });
+
+describe("compressors that read the bytes as numbers (zfpy, pcodec)", () => {
+  const zarray = (dtype: string, id: string) => ({
+    zarr_format: 2,
+    shape: [4],
+    chunks: [4],
+    dtype,
+    fill_value: 0,
+    order: "C",
+    filters: null,
+    compressor: { id },
+  });
+  for (const id of ["zfpy", "pcodec"]) {
+    it(`${id} with a big-endian dtype is a MetadataError naming it, never values read in the wrong byte order`, async () => {
+      const store = new MemoryStore();
+      await store.set(".zarray", new TextEncoder().encode(JSON.stringify(zarray(">f8", id))));
+      const error = await openArray(store, "").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MetadataError);
+      expect((error as Error).message).toContain(
+        `compressor "${id}" with the big-endian dtype ">f8"`,
+      );
+    });
+  }
+  it("the same compressor with a little-endian or one-byte dtype passes the metadata check", async () => {
+    for (const dtype of ["<f8", "|u1"]) {
+      const store = new MemoryStore();
+      await store.set(".zarray", new TextEncoder().encode(JSON.stringify(zarray(dtype, "zfpy"))));
+      // Without @zarr/codec-zfp registered, the codec itself is what is missing.
+      const error = await openArray(store, "").catch((e: unknown) => e);
+      expect(error).not.toBeInstanceOf(MetadataError);
+    }
+  });
+});

@@ -157,6 +157,9 @@ function outputEndian(
   return parseV2DType(t, `${doc}: filters (${String(entry.id)}).astype`).endian;
 }
 
+/** v2 compressors that encode the chunk's values as little-endian numbers of its dtype. */
+const NUMERIC_COMPRESSORS: ReadonlySet<string> = new Set(["zfpy", "pcodec"]);
+
 /**
  * The v3-form codec chain of a v2 array: `transpose` (reversed axes) for order
  * F, the filters, an array -> bytes codec (`bytes` with the dtype's byte order,
@@ -229,8 +232,18 @@ export async function v3Form(z: ZArray, doc: string, kindOf: KindOf): Promise<V3
     codecs.push({ name: id, configuration: configOf(f) });
   }
   if (!serialized) codecs.push({ name: "bytes", configuration: { endian: endian ?? "little" } });
-  if (z.compressor)
-    codecs.push({ name: z.compressor.id as string, configuration: configOf(z.compressor) });
+  if (z.compressor) {
+    const id = z.compressor.id as string;
+    // These read the bytes as little-endian numbers of the dtype: big-endian
+    // bytes would encode and decode as other values (numcodecs refuses them too).
+    if (NUMERIC_COMPRESSORS.has(id) && endian === "big" && !dtype.object) {
+      throw new MetadataError(
+        `${doc}: compressor "${id}" with the big-endian dtype "${z.dtype}" is not supported (numcodecs cannot write it either)`,
+        { path: doc },
+      );
+    }
+    codecs.push({ name: id, configuration: configOf(z.compressor) });
+  }
   const nullFill = z.fill_value === null;
   const fillValue = parseV2FillValue(dataType, z.fill_value, `${doc}: fill_value`, dtype.object);
   return { dtype, dataType, fillValue, nullFill, codecs };
