@@ -18,7 +18,7 @@ import {
   type ZarrArray,
 } from "@zarr/core";
 import { keepsEveryChunk, resolveDataType, V2_FILL_VALUE_FIELD } from "@zarr/core/internal";
-import { createArrayV2, zarrayOfV3 } from "@zarr/v2-compat";
+import { createArrayV2, v3CodecsOfV2, zarrayOfV3 } from "@zarr/v2-compat";
 import { parseCount, parseIntList, parseJsonOption, UsageError } from "./usage.js";
 
 export { LAYOUT_FLAGS, LAYOUT_HELP } from "./flags.js";
@@ -54,7 +54,15 @@ export interface Layout {
   attributes: JsonObject;
 }
 
-const ARRAY_TO_BYTES = new Set(["bytes", "vlen-utf8", "vlen-bytes"]);
+/** Array -> bytes codecs (zfp and pcodec encode values; zarr-python 3 writes numcodecs' as such). */
+const ARRAY_TO_BYTES = new Set([
+  "bytes",
+  "vlen-utf8",
+  "vlen-bytes",
+  "numcodecs.zfpy",
+  "numcodecs.pcodec",
+  "zfp",
+]);
 const BLOSC_SHUFFLE = ["noshuffle", "shuffle", "bitshuffle"];
 const INDEX_CODECS: JsonObject[] = [
   { name: "bytes", configuration: { endian: "little" } },
@@ -132,38 +140,6 @@ export function splitCodecs(codecs: readonly JsonObject[]): {
   };
 }
 
-/** The v3 form of one codec entry of a v2 array (as core presents it), or `undefined`. */
-function v3CodecOfV2(entry: JsonObject, itemSize: number): JsonObject | undefined {
-  const name = entry.name as string;
-  const config = (entry.configuration ?? {}) as JsonObject;
-  if (ARRAY_TO_BYTES.has(name) || name === "transpose") return entry;
-  if (name === "gzip") return { name, configuration: { level: config.level ?? 1 } };
-  if (name === "zstd")
-    return {
-      name,
-      configuration: { level: config.level ?? 1, checksum: config.checksum ?? false },
-    };
-  if (name === "blosc") {
-    let shuffle = typeof config.shuffle === "number" ? config.shuffle : 1;
-    if (shuffle === -1) shuffle = itemSize === 1 ? 2 : 1;
-    return {
-      name,
-      configuration: {
-        cname: config.cname ?? "lz4",
-        clevel: config.clevel ?? 5,
-        shuffle: BLOSC_SHUFFLE[shuffle] ?? "shuffle",
-        typesize: itemSize,
-        blocksize: config.blocksize ?? 0,
-      },
-    };
-  }
-  if (name === "json2") return undefined;
-  return {
-    name: name.startsWith("numcodecs.") ? name : `numcodecs.${name}`,
-    configuration: config,
-  };
-}
-
 /** Item size at the array→bytes codec (after array→array filters such as `astype`). */
 function itemSizeAtBytes(array: ZarrArray): number {
   let spec = array.codecs.spec;
@@ -205,14 +181,14 @@ export function layoutOf(array: ZarrArray): Layout {
   let dimensionNames = array.dimensionNames ? [...array.dimensionNames] : undefined;
   if (array.zarrFormat === 2) {
     const itemSize = itemSizeAtBytes(array);
-    const mapped = codecs.map((c) => v3CodecOfV2(c, itemSize));
-    if (mapped.some((c) => c === undefined)) {
+    const mapped = v3CodecsOfV2(codecs, itemSize);
+    if (mapped === undefined) {
       throw new UnsupportedError(
         `${array.path || "/"}: codecs ${JSON.stringify(codecs.map((c) => c.name))} have no v3 form`,
         { path: array.path },
       );
     }
-    codecs = mapped as JsonObject[];
+    codecs = mapped;
     const dims = array.attrs._ARRAY_DIMENSIONS;
     if (
       !dimensionNames &&
@@ -381,20 +357,22 @@ function zarrayFor(layout: Layout, path: string, note: (s: string) => void): Jso
   let z = tryCodecs(layout.codecs);
   if (!z) {
     const { arrayToArray, serializer, bytesToBytes } = splitCodecs(layout.codecs);
-    const last = bytesToBytes
-      .filter((c) => ["gzip", "zstd", "blosc"].includes(c.name as string))
-      .pop();
+    const plain = serializerFor(layout.dataType);
+    // v2 holds one compressor: the last bytes -> bytes codec that has a v2 form.
+    const last = [...bytesToBytes].reverse().find((c) => tryCodecs([plain, c]) !== undefined);
     const compressor = last ? [last] : [];
     // Keep the filters (array -> array codecs) with their serializer where they have a
     // v2 form: a serializer alone is only right for the data type without them (a
     // categorize filter on strings is followed by "bytes", which strings cannot use).
+    // A serializer that is a v2 compressor (zfpy, pcodec) is kept before another one.
     z =
       (serializer && arrayToArray.length
         ? tryCodecs([...arrayToArray, serializer, ...compressor])
         : undefined) ??
-      tryCodecs([serializer ?? serializerFor(layout.dataType), ...compressor]) ??
-      tryCodecs([serializerFor(layout.dataType), ...compressor]) ??
-      tryCodecs([serializerFor(layout.dataType)]);
+      tryCodecs([serializer ?? plain, ...compressor]) ??
+      (serializer && serializer.name !== "bytes" ? tryCodecs([serializer]) : undefined) ??
+      tryCodecs([plain, ...compressor]) ??
+      tryCodecs([plain]);
     if (!z)
       throw new UnsupportedError(
         `${path || "/"}: data type ${JSON.stringify(layout.dataType)} has no v2 form`,

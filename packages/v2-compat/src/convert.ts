@@ -65,7 +65,28 @@ const FILTER_IDS = new Set([
 ]);
 const BLOSC_SHUFFLE = ["noshuffle", "shuffle", "bitshuffle"];
 
-/** The v3 form of one codec entry of a v2 array, or `undefined` when it has none. */
+/**
+ * v2 compressors that zarr-python 3 writes as array -> bytes codecs
+ * (`numcodecs.<id>` in place of `bytes`): they encode the chunk's values, not
+ * its bytes. In v2 they follow the implicit little-endian serialization.
+ */
+const NUMERIC_COMPRESSOR_IDS: ReadonlySet<string> = new Set(["zfpy", "pcodec"]);
+
+/** numcodecs ids a v3 chain may also spell without the `numcodecs.` prefix (they have no v3 name of their own). */
+const BARE_NUMCODECS_IDS: ReadonlySet<string> = new Set([
+  "zlib",
+  "lz4",
+  "bz2",
+  "lzma",
+  "zfpy",
+  "pcodec",
+  "adler32",
+  "crc32",
+  "fletcher32",
+  "jenkins_lookup3",
+]);
+
+/** The v3 form of one codec entry of a v2 array (as core presents it), or `undefined` when it has none. */
 function v3Codec(entry: JsonObject, itemSize: number): JsonObject | undefined {
   const name = entry.name as string;
   const config = (entry.configuration ?? {}) as JsonObject;
@@ -91,16 +112,46 @@ function v3Codec(entry: JsonObject, itemSize: number): JsonObject | undefined {
       },
     };
   }
-  if (
-    name === "zlib" ||
-    name === "lz4" ||
-    name === "bz2" ||
-    name === "lzma" ||
-    FILTER_IDS.has(name)
-  ) {
-    return { name: `numcodecs.${name}`, configuration: config };
+  if (name === "json2") return undefined;
+  // numcodecs' CRC32C at its default place (the end) is the v3 core codec.
+  if (name === "crc32c" && (config.location ?? "end") === "end") return { name: "crc32c" };
+  // Any other numcodecs codec: zarr-python 3's name for it.
+  return {
+    name: name.startsWith("numcodecs.") ? name : `numcodecs.${name}`,
+    configuration: config,
+  };
+}
+
+/**
+ * The v3 codec chain of a v2 array's codecs (as core presents them: the
+ * filters, `bytes`, the compressor), as zarr-python 3 writes it, or
+ * `undefined` when a codec has no v3 form. zfpy and pcodec become array ->
+ * bytes codecs in place of `bytes` (little-endian; v2 refuses them on
+ * big-endian data).
+ *
+ * @example
+ * v3CodecsOfV2([{ name: "bytes", configuration: { endian: "little" } }, { name: "zfpy", configuration: { mode: 4, tolerance: 0.1 } }], 8);
+ * // [{ name: "numcodecs.zfpy", configuration: { mode: 4, tolerance: 0.1 } }]
+ */
+export function v3CodecsOfV2(
+  codecs: readonly JsonObject[],
+  itemSize: number,
+): JsonObject[] | undefined {
+  const out: JsonObject[] = [];
+  for (const c of codecs) {
+    const v3 = v3Codec(c, itemSize);
+    if (v3 === undefined) return undefined;
+    const previous = out[out.length - 1];
+    if (
+      NUMERIC_COMPRESSOR_IDS.has((v3.name as string).slice("numcodecs.".length)) &&
+      previous?.name === "bytes" &&
+      ((previous.configuration ?? {}) as JsonObject).endian !== "big"
+    ) {
+      out.pop();
+    }
+    out.push(v3);
   }
-  return undefined;
+  return out;
 }
 
 /** Options of {@link convertV2ToV3}. */
@@ -198,8 +249,9 @@ export async function convertV2ToV3(
     });
   }
   const itemSize = itemSizeAtBytes(array);
-  const codecs = array.codecs.toJSON().map((c) => v3Codec(c, itemSize));
-  const mappable = codecs.every((c) => c !== undefined);
+  const mapped = v3CodecsOfV2(array.codecs.toJSON() as JsonObject[], itemSize);
+  const codecs = mapped ?? [];
+  const mappable = mapped !== undefined;
   const dataType = array.dataType;
   const fill_value = dataType.fillValueToJSON(array.fillValue);
   if (mappable && target === s && tp === p) {
@@ -305,6 +357,7 @@ function v2Compressor(entry: JsonObject): JsonObject | undefined {
     });
   }
   if (name.startsWith("numcodecs.")) return numcodecsConfig({ id: name.slice(10), ...config });
+  if (BARE_NUMCODECS_IDS.has(name)) return numcodecsConfig({ id: name, ...config });
   return undefined;
 }
 
@@ -339,6 +392,12 @@ export function zarrayOfV3(meta: ArrayMetadataV3, dataType: DataType): JsonObjec
     if (name === "vlen-utf8" || name === "vlen-bytes") {
       filters.push({ id: name });
       i++;
+      break;
+    }
+    if (NUMERIC_COMPRESSOR_IDS.has(id)) {
+      // The v2 compressor, after the implicit little-endian bytes: nothing may follow it.
+      if (i !== codecs.length - 1) return undefined;
+      endian = "little";
       break;
     }
     if (!FILTER_IDS.has(id) || id === "shuffle") return undefined;

@@ -22,6 +22,7 @@ export {
   convertV2ToV3,
   convertV3ToV2,
   v2DtypeOf,
+  v3CodecsOfV2,
   zarrayOfV3,
 } from "./convert.js";
 export * from "./dtypes/index.js";
