@@ -1,7 +1,7 @@
 /**
  * Text forms of array values for `zarr get --json`: bool → true/false;
- * integers → numbers, or decimal strings beyond ±2^53; floats → numbers with
- * NaN, Infinity, -Infinity as strings; complex → [re, im]; r<N> and bytes →
+ * integers → numbers, or decimal strings beyond ±2^53; floats → numbers (-0
+ * as `-0`) with NaN, Infinity, -Infinity as strings; complex → [re, im]; r<N> and bytes →
  * lists of byte values; strings → strings.
  *
  * @module
@@ -12,6 +12,8 @@ function floatJson(v: number, single = false): string {
   if (Number.isNaN(v)) return '"NaN"';
   if (v === Number.POSITIVE_INFINITY) return '"Infinity"';
   if (v === Number.NEGATIVE_INFINITY) return '"-Infinity"';
+  // JSON's grammar has -0 (and JSON.parse reads it back as -0); JSON.stringify writes 0.
+  if (Object.is(v, -0)) return "-0";
   if (single) {
     // The shortest decimal that reads back as the same float32 (as NumPy prints it).
     for (let p = 1; p < 17; p++) {

@@ -119,13 +119,17 @@ describe("get on arrays written here", () => {
     const b = await createArray(fs, "b", { shape: [2], dataType: "bool" });
     await b.set(0, true);
 
+    // -0 keeps its sign: JSON's grammar has it, and JSON.parse reads it back.
+    expect((await run("get", dir, "f", "--json")).out).toBe(
+      '{"shape":[2,3],"data":[1.5,"NaN","Infinity","-Infinity",-0,2]}',
+    );
     expect(JSON.parse((await run("get", dir, "f", "--json")).out)).toEqual({
       shape: [2, 3],
-      data: [1.5, "NaN", "Infinity", "-Infinity", 0, 2],
+      data: [1.5, "NaN", "Infinity", "-Infinity", -0, 2],
     });
     expect(JSON.parse((await run("get", dir, "f", "--json", "--select", "::-1,1")).out)).toEqual({
       shape: [2],
-      data: [0, "NaN"],
+      data: [-0, "NaN"],
     });
     expect((await run("get", dir, "u", "--json")).out).toBe(
       '{"shape":[2],"data":["18446744073709551615",5]}',
