@@ -155,7 +155,13 @@ export function parseZfpConfig(
       (integer && !Number.isInteger(v)) ||
       (min !== undefined && v < min)
     ) {
-      const what = integer ? (min === 0 ? "a non-negative integer" : "an integer") : "a number";
+      const what = integer
+        ? min === 0
+          ? "a non-negative integer"
+          : "an integer"
+        : min === 0
+          ? "a number >= 0"
+          : "a number";
       fail(name, path, `configuration.${key} must be ${what}, got ${show(v)}`);
     }
     return v;

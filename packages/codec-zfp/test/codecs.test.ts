@@ -185,6 +185,7 @@ describe("zfp (zarrs, zarr-extensions: headerless)", () => {
         /unknown configuration field "write_header"/,
       ],
       [{ mode: "fixed_precision", precision: 2.5 }, /non-negative integer/],
+      [{ mode: "fixed_accuracy", tolerance: -1 }, /tolerance must be a number >= 0, got -1/],
       [{ mode: "expert", minbits: 9, maxbits: 8, maxprec: 10, minexp: 0 }, /minbits <= maxbits/],
     ] as const) {
       await expect(
