@@ -53,7 +53,10 @@ export const LAYOUT_HELP = `layout options:
   --shards 1000,1000|none  shard shape (v3 sharding_indexed, index with crc32c), or none
   --compressor SPEC        none, gzip[:LEVEL], zstd[:LEVEL], blosc[:CNAME[:CLEVEL[:SHUFFLE]]],
                            crc32c; join with + (e.g. zstd:3+crc32c)
-  --codecs JSON            the whole v3 codec list of a chunk (inner chunk when sharded)
+  --codecs JSON            the whole v3 codec list of a chunk (inner chunk when sharded);
+                           other codecs go here, by zarr-python 3's names, e.g.
+                           '[{"name":"numcodecs.zfpy","configuration":{"mode":4,"tolerance":0.01}}]'
+                           (also numcodecs.pcodec, .lz4, .bz2, .lzma, .fletcher32, ...)
   --endian little|big      byte order of the bytes codec
   --order C|F              memory order inside chunks (F adds a transpose codec)
   --separator /|.          chunk key separator
