@@ -381,7 +381,7 @@ function zarrayFor(layout: Layout, path: string, note: (s: string) => void): Jso
         },
       );
     note(
-      `${path || "/"}: codecs ${layout.codecs.map((c) => c.name).join(", ")} have no v2 form; writing ${[
+      `${path || "/"}: v2 cannot hold the codecs ${layout.codecs.map((c) => c.name).join(", ")} (one compressor, no sharding); writing ${[
         ...((z.filters as JsonObject[] | null) ?? []).map((f) => f.id),
         z.compressor ? (z.compressor as JsonObject).id : "no compressor",
       ].join(", ")}`,
