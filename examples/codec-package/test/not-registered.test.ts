@@ -37,7 +37,9 @@ describe("without the register import", () => {
     expect(e.extension).toBe("numcodecs.adler32");
     expect(e.message).toMatch(/codec "numcodecs.adler32" is not registered/);
     // Core's install hint names the maintained package for these ids.
-    expect(e.message).toMatch(/install @zarr\/codec-checksums and import "@zarr\/codec-checksums\/register"/);
+    expect(e.message).toMatch(
+      /install @zarr\/codec-checksums and import "@zarr\/codec-checksums\/register"/,
+    );
   });
 
   it("so does v2 data whose compressor is the numcodecs id (v2 spec: compressor)", async () => {
