@@ -107,12 +107,12 @@ describe("zfpy (v2 compressor, numcodecs configuration)", () => {
   it("decode: a header of another shape, type or codec version, a truncated or garbage stream is a CodecError", async () => {
     const codec = await zfpy({}, [4, 5], "float32");
     const good = await codec.encode(makeData("float32", 20, "smooth", 1));
-    const other = zfpCompress(new Float32Array(20), [5, 4], reversibleParams());
+    const other = zfpCompress(new Float32Array(25), [5, 5], reversibleParams());
     const otherType = zfpCompress(new Int32Array(20), [4, 5], reversibleParams());
     const version = good.slice();
     version[3] = 4;
     for (const [bytes, why] of [
-      [other, /shape is \[5,4\], expected \[4,5\]/],
+      [other, /shape is \[5,5\], expected \[4,5\]/],
       [otherType, /holds int32 values, expected float32/],
       [version, /codec version 4/],
       [good.subarray(0, good.length - 8), /ends before its last block/],
@@ -121,6 +121,13 @@ describe("zfpy (v2 compressor, numcodecs configuration)", () => {
     ] as const) {
       await expect(later(() => codec.decode(bytes, 80))).rejects.toThrow(why);
       await expect(later(() => codec.decode(bytes, 80))).rejects.toThrow(CodecError);
+    }
+    // Another shape of the same size is the same C-order values (numcodecs'
+    // delta and fixedscaleoffset flatten chunks before zfpy).
+    const values = Float32Array.from({ length: 20 }, (_, i) => i * 0.5 - 3);
+    for (const shape of [[20], [5, 4], [2, 2, 5]]) {
+      const flat = zfpCompress(values, shape, reversibleParams());
+      expect(new Float32Array((await codec.decode(flat, 80)).slice().buffer)).toEqual(values);
     }
     await expect(later(() => codec.decode(good, 81))).rejects.toThrow(/not the expected 81/);
     await expect(

@@ -190,3 +190,38 @@ function strides(shape: readonly number[]): number[] {
   }
   return s;
 }
+
+describe.skipIf(!python)("zarr-python 2.13: filters that flatten the chunk before ZFPY", () => {
+  const dir = mkdtempSync(join(tmpdir(), "zfp-v2-filters-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("delta and fixedscaleoffset before zfpy (1-d zfp headers in 2-d chunks) read to zarr-python's values", async () => {
+    // numcodecs' Delta and FixedScaleOffset reshape the chunk to 1-d, so zfpy
+    // writes a 1-d header; zarr-python reshapes what it decodes.
+    const out = runPython(
+      python!,
+      `
+import sys, numpy as np, zarr
+from numcodecs import Delta, FixedScaleOffset
+from numcodecs.zfpy import ZFPY
+root = sys.argv[1] if len(sys.argv) > 1 else ${JSON.stringify(dir)}
+d = zarr.open(root + "/delta", mode="w", shape=(7, 5), chunks=(3, 3), dtype="<i4",
+              filters=[Delta(dtype="<i4")], compressor=ZFPY(mode=4, tolerance=-1))
+d[...] = (np.arange(35, dtype="<i4") * 7 - 40).reshape(7, 5)
+f = zarr.open(root + "/fso", mode="w", shape=(6, 4), chunks=(4, 3), dtype="<f8",
+              filters=[FixedScaleOffset(offset=0, scale=100, dtype="<f8", astype="<i4")],
+              compressor=ZFPY(mode=4, tolerance=-1))
+f[...] = np.linspace(-3, 3, 24).reshape(6, 4)
+print(d[...].tobytes().hex(), f[...].tobytes().hex())
+`,
+    ).toString();
+    const [delta, fso] = out.trim().split(" ");
+    const store = readOnlyDirStore(dir);
+    const d = await (await openArray(store, "delta")).get();
+    expect(d.shape).toEqual([7, 5]);
+    expect(bytesOf(d.data as ArrayBufferView)).toBe(delta);
+    const f = await (await openArray(store, "fso")).get();
+    expect(f.shape).toEqual([6, 4]);
+    expect(bytesOf(f.data as ArrayBufferView)).toBe(fso);
+  });
+});
