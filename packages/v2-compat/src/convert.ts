@@ -9,7 +9,8 @@
  *
  * v3 -> v2 is metadata-only when the v3 array uses the `v2` chunk key
  * encoding and its codecs map back; otherwise the data is rewritten into a new
- * v2 array (order C, the compressor kept when it has a v2 id).
+ * v2 array (order C; a sharded array's inner chunks; one compressor: zfpy or
+ * pcodec when they encode the chunk, else the last codec with a v2 id).
  *
  * @module
  */
@@ -362,6 +363,37 @@ function v2Compressor(entry: JsonObject): JsonObject | undefined {
 }
 
 /**
+ * The chunks and compressor of a v2 rewrite of a v3 array whose codecs v2
+ * cannot hold as they are: the inner chunks and codecs of a sharded array,
+ * and one compressor (v2 has one): zfpy or pcodec when they encode the chunk,
+ * else the last bytes -> bytes codec that has a v2 form.
+ */
+function v2RewriteLayout(array: ZarrArray): { chunks: number[]; compressor: JsonObject | null } {
+  let codecs = array.metadata.codecs;
+  let chunks = [...array.chunkShape];
+  const sharding = codecs.length === 1 && codecs[0].name === "sharding_indexed";
+  if (sharding) {
+    const inner = (codecs[0].configuration ?? {}) as JsonObject;
+    codecs = inner.codecs as JsonObject[];
+    chunks = [...(inner.chunk_shape as number[])];
+  }
+  const numeric = codecs.find((c) => NUMERIC_COMPRESSOR_IDS.has(codecIdOf(c)));
+  const candidates = numeric ? [numeric] : [...codecs].reverse();
+  for (const c of candidates) {
+    if (codecIdOf(c) === "shuffle") continue; // a filter in v2
+    const compressor = v2Compressor(c);
+    if (compressor) return { chunks, compressor };
+  }
+  return { chunks, compressor: null };
+}
+
+/** A v3 codec entry's numcodecs id (its name without `numcodecs.`). */
+function codecIdOf(entry: JsonObject): string {
+  const name = entry.name as string;
+  return name.startsWith("numcodecs.") ? name.slice("numcodecs.".length) : name;
+}
+
+/**
  * The `.zarray` equivalent of a v3 array's metadata when it is representable
  * as-is (same chunks and keys); `undefined` otherwise.
  */
@@ -487,8 +519,7 @@ export async function convertV3ToV2(
       { path: p },
     );
   }
-  const last = array.metadata.codecs[array.metadata.codecs.length - 1];
-  const compressor = last ? (v2Compressor(last) ?? null) : null;
+  const { chunks, compressor } = v2RewriteLayout(array);
   const filters =
     array.dataType.kind === "string"
       ? [{ id: "vlen-utf8" }]
@@ -503,12 +534,9 @@ export async function convertV3ToV2(
   }
   const out = await createArrayV2(target, tp, {
     shape: array.shape,
-    chunks: array.chunkShape,
+    chunks,
     dtype,
-    compressor:
-      compressor && ["gzip", "zstd", "blosc", "zlib", "lz4"].includes(compressor.id as string)
-        ? compressor
-        : null,
+    compressor,
     filters,
     fillValue: v2FillOption(array),
     attributes: Object.keys(array.attrs).length ? array.attrs : undefined,

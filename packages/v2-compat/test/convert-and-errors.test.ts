@@ -251,3 +251,56 @@ describe("compressors that read the bytes as numbers (zfpy, pcodec)", () => {
     }
   });
 });
+
+describe("convertV3ToV2 rewrites keep what v2 can hold", () => {
+  const values = Int32Array.from({ length: 8 * 6 }, (_, i) => i * 3 - 50);
+  async function v3(codecs: object[]) {
+    const store = new MemoryStore();
+    const a = await createArray(store, "a", {
+      shape: [8, 6],
+      dataType: "int32",
+      chunkShape: [4, 6],
+      codecs: codecs as never,
+    });
+    await a.set(null, values);
+    return store;
+  }
+  const zarray = async (store: MemoryStore, key: string) =>
+    JSON.parse(new TextDecoder().decode(await store.get(key)));
+
+  it("a sharded array: the inner chunks and their compressor", async () => {
+    const store = await v3([
+      {
+        name: "sharding_indexed",
+        configuration: {
+          chunk_shape: [2, 3],
+          codecs: [
+            { name: "bytes", configuration: { endian: "little" } },
+            { name: "gzip", configuration: { level: 1 } },
+          ],
+        },
+      },
+    ]);
+    const target = new MemoryStore();
+    const { rewritten } = await convertV3ToV2(store, "a", { target });
+    expect(rewritten).toBe(true);
+    const z = await zarray(target, "a/.zarray");
+    expect(z.chunks).toEqual([2, 3]);
+    expect(z.compressor).toEqual(expect.objectContaining({ id: "gzip" }));
+    expect((await (await openArray(target, "a")).get()).data).toEqual(values);
+  });
+
+  it("two bytes -> bytes codecs: the last one that has a v2 form (crc32c has none here)", async () => {
+    const store = await v3([
+      { name: "bytes", configuration: { endian: "little" } },
+      { name: "zstd", configuration: { level: 3, checksum: false } },
+      { name: "crc32c" },
+    ]);
+    const target = new MemoryStore();
+    await convertV3ToV2(store, "a", { target });
+    expect((await zarray(target, "a/.zarray")).compressor).toEqual(
+      expect.objectContaining({ id: "zstd" }),
+    );
+    expect((await (await openArray(target, "a")).get()).data).toEqual(values);
+  });
+});
