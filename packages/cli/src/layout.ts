@@ -64,6 +64,14 @@ const ARRAY_TO_BYTES = new Set([
   "zfp",
 ]);
 const BLOSC_SHUFFLE = ["noshuffle", "shuffle", "bitshuffle"];
+/** Bytes -> bytes codecs by their v3 names and numcodecs ids (a list of them needs a serializer first). */
+const BYTES_TO_BYTES: ReadonlySet<string> = new Set(
+  ["gzip", "zstd", "blosc", "crc32c"].concat(
+    ["zlib", "gzip", "zstd", "blosc", "lz4", "bz2", "lzma", "adler32", "crc32", "crc32c"]
+      .concat(["fletcher32", "jenkins_lookup3"])
+      .flatMap((id) => [id, `numcodecs.${id}`]),
+  ),
+);
 const INDEX_CODECS: JsonObject[] = [
   { name: "bytes", configuration: { endian: "little" } },
   { name: "crc32c" },
@@ -269,7 +277,14 @@ export function applyLayoutFlags(
       list.some((c) => typeof c !== "object" || c === null || Array.isArray(c))
     )
       throw new UsageError("--codecs must be a JSON list of codec objects");
-    layout.codecs = list as JsonObject[];
+    const named = list as JsonObject[];
+    const compressorFirst = named.find((c) => BYTES_TO_BYTES.has(c.name as string));
+    if (splitCodecs(named).serializer === undefined && compressorFirst !== undefined) {
+      throw new UsageError(
+        `--codecs: "${compressorFirst.name}" works on bytes: put an array -> bytes codec before it, e.g. {"name":"bytes","configuration":{"endian":"little"}}`,
+      );
+    }
+    layout.codecs = named;
   }
   let { arrayToArray, serializer, bytesToBytes } = splitCodecs(layout.codecs);
   serializer ??= serializerFor(layout.dataType);

@@ -140,3 +140,24 @@ describe("zarr copy keeps numcodecs codecs across formats", () => {
     expect(JSON.parse(out.toString())).toEqual([...values]);
   });
 });
+
+describe("--codecs without an array -> bytes codec", () => {
+  it("a compressor first is a usage error naming it and the fix, for either format", async () => {
+    for (const format of ["2", "3"]) {
+      const r = await run(
+        "copy",
+        join(dir, "v2.zarr"),
+        join(dir, `bare-${format}.zarr`),
+        "--path",
+        "zfp",
+        "--format",
+        format,
+        "--codecs",
+        '[{"name":"lzma","configuration":{"preset":3}}]',
+      );
+      expect(r.code).toBe(1);
+      expect(r.err).toContain('"lzma" works on bytes');
+      expect(r.err).toContain('{"name":"bytes"');
+    }
+  });
+});
