@@ -9,7 +9,7 @@
  * @module
  */
 
-import { ByteSink } from "./byte-sink.js";
+import { ByteSink } from "@zarr/core/codec";
 import { bzip2CrcTable } from "./crc.js";
 
 /** Writes bits most significant first. */

@@ -4,11 +4,14 @@
  *
  * @module
  */
-import type { BytesToBytesCodec, CodecFactory } from "@zarr/core/codec";
-import { boundedDecode } from "./bounded.js";
+import {
+  type BytesToBytesCodec,
+  boundedDecode,
+  type CodecFactory,
+  ConfigReader,
+} from "@zarr/core/codec";
 import { bzip2Decompress } from "./bzip2-decode.js";
 import { bzip2Compress } from "./bzip2-encode.js";
-import { Config } from "./config.js";
 
 /**
  * The most bytes a bzip2 encoding of `n` bytes can take: bzip2 documents
@@ -31,7 +34,7 @@ function bz2Factory(name: string): CodecFactory {
   return {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context): BytesToBytesCodec {
-      const config = new Config("bz2", configuration ?? {}, context.path);
+      const config = new ConfigReader("bz2", configuration ?? {}, context.path);
       const level = config.integer("level", 1, 9, 1);
       const path = context.path;
       return {

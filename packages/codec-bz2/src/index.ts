@@ -15,5 +15,5 @@
  *
  * @packageDocumentation
  */
-export { DEFAULT_MAX_DECODED_SIZE } from "./bounded.js";
+export { DEFAULT_MAX_DECODED_SIZE } from "@zarr/core/codec";
 export { bz2Codec, bz2MaxEncodedSize, numcodecsBz2Codec } from "./codec.js";

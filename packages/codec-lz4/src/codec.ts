@@ -8,8 +8,7 @@
  */
 import { lz4Compress, lz4Decompress } from "@zarr/codec-blosc/lz4";
 import { CodecError } from "@zarr/core";
-import type { BytesToBytesCodec, CodecFactory } from "@zarr/core/codec";
-import { Config } from "./config.js";
+import { type BytesToBytesCodec, type CodecFactory, ConfigReader } from "@zarr/core/codec";
 
 /**
  * The most bytes the codec decodes without an exact size or a
@@ -55,7 +54,7 @@ function lz4Factory(name: string): CodecFactory {
   return {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context): BytesToBytesCodec {
-      const config = new Config("lz4", configuration ?? {}, context.path);
+      const config = new ConfigReader("lz4", configuration ?? {}, context.path);
       const acceleration = config.integer("acceleration", -(2 ** 31), 2 ** 31 - 1, 1);
       const path = context.path;
       const fail = (why: string) => new CodecError(`${path}: lz4: ${why}`, { path });

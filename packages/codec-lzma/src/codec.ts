@@ -5,9 +5,12 @@
  * @module
  */
 import { type JsonObject, type JsonValue, UnsupportedError } from "@zarr/core";
-import type { BytesToBytesCodec, CodecFactory } from "@zarr/core/codec";
-import { boundedDecode } from "./bounded.js";
-import { Config, showJson } from "./config.js";
+import {
+  type BytesToBytesCodec,
+  boundedDecode,
+  type CodecFactory,
+  ConfigReader,
+} from "@zarr/core/codec";
 import type { LzmaProps } from "./lzma-decode.js";
 import { lzmaCompress } from "./lzma-encode.js";
 import { lzmaDecompress, type RawChain } from "./lzma-formats.js";
@@ -31,15 +34,15 @@ const CHECKS = [-1, 0, 1, 4, 10];
 /** numcodecs writes Python's FILTER_LZMA1 (0x4000000000000001), which JSON numbers round to 2^62. */
 const FILTER_LZMA1 = 2 ** 62;
 
-function presetLevel(config: Config, v: JsonValue | undefined, field: string): number {
+function presetLevel(config: ConfigReader, v: JsonValue | undefined, field: string): number {
   if (v === undefined || v === null) return 6;
   if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || (v & ~PRESET_EXTREME) > 9)
-    throw config.error(field, `must be 0..9 (optionally | PRESET_EXTREME), got ${showJson(v)}`);
+    throw config.error(field, `must be 0..9 (optionally | PRESET_EXTREME), got ${config.show(v)}`);
   return v & 0xf;
 }
 
 function filterInt(
-  config: Config,
+  config: ConfigReader,
   f: JsonObject,
   i: number,
   key: string,
@@ -51,13 +54,13 @@ function filterInt(
   if (typeof v !== "number" || !Number.isInteger(v) || v < min || v > max)
     throw config.error(
       `filters[${i}].${key}`,
-      `must be an integer in ${min}..${max}, got ${showJson(v)}`,
+      `must be an integer in ${min}..${max}, got ${config.show(v)}`,
     );
   return v;
 }
 
 /** Parses numcodecs' `filters` (Python lzma filter dicts) into a chain this package runs. */
-function parseFilters(config: Config, value: JsonValue | undefined): RawChain | undefined {
+function parseFilters(config: ConfigReader, value: JsonValue | undefined): RawChain | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || value.length === 0 || value.length > 4)
     throw config.error("filters", "must be null or a list of 1..4 filter objects");
@@ -109,7 +112,7 @@ function lzmaFactory(name: string): CodecFactory {
     kind: "bytes_to_bytes",
     fromConfig(configuration, context): BytesToBytesCodec {
       const json = configuration ?? {};
-      const config = new Config("lzma", json, context.path);
+      const config = new ConfigReader("lzma", json, context.path);
       const format = config.integer("format", 0, 3, 1);
       const check = config.integer("check", -1, 10, -1);
       if (!CHECKS.includes(check))

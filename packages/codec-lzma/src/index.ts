@@ -16,5 +16,5 @@
  *
  * @packageDocumentation
  */
-export { DEFAULT_MAX_DECODED_SIZE } from "./bounded.js";
+export { DEFAULT_MAX_DECODED_SIZE } from "@zarr/core/codec";
 export { lzmaCodec, lzmaMaxEncodedSize, numcodecsLzmaCodec } from "./codec.js";

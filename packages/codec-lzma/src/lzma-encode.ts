@@ -6,7 +6,8 @@
  * @module
  */
 import { UnsupportedError } from "@zarr/core";
-import { ByteSink, LzmaEncoder } from "./lzma-encoder.js";
+import { ByteSink } from "@zarr/core/codec";
+import { LzmaEncoder } from "./lzma-encoder.js";
 import type { RawChain } from "./lzma-formats.js";
 import {
   CHECK_CRC64,

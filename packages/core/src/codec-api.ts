@@ -3,8 +3,9 @@
  * kinds of codec, their factory, context and options), codec registration, the
  * {@link CodecPipeline} and JSON parsing of codec chains, the decode bounds every
  * codec must honour, byte-order and float16 helpers, the decode-into-target
- * helpers and worker context types used by worker pools, and
- * {@link codecTestContext} for a codec package's tests.
+ * helpers and worker context types used by worker pools, helpers for writing
+ * codecs ({@link ConfigReader}, {@link BoundedOutput}, {@link ByteSink},
+ * {@link boundedDecode}), and {@link codecTestContext} for a codec package's tests.
  *
  * This entry never re-exports a module that core loads lazily (the built-in
  * transpose, crc32c, vlen and sharding codecs live in `@zarr/core/builtin-codecs`),
@@ -30,6 +31,13 @@
  * @module
  */
 
+export {
+  BoundedOutput,
+  ByteSink,
+  boundedDecode,
+  ConfigReader,
+  DEFAULT_MAX_DECODED_SIZE,
+} from "./codecs/authoring.js";
 export {
   type ChunkTarget,
   chunkByteSpan,

@@ -12,7 +12,13 @@ import {
   type JsonValue,
   type NDArray,
 } from "@zarr/core";
-import type { ArrayToArrayCodec, ChunkSpec, CodecContext, CodecFactory } from "@zarr/core/codec";
+import {
+  type ArrayToArrayCodec,
+  type ChunkSpec,
+  type CodecContext,
+  type CodecFactory,
+  ConfigReader,
+} from "@zarr/core/codec";
 import { cStrides, showJson } from "@zarr/core/internal";
 import { parseV2DType } from "../dtypes/typestr.js";
 
@@ -21,31 +27,7 @@ import { parseV2DType } from "../dtypes/typestr.js";
  * does not read are ignored (metadata from newer numcodecs versions still
  * opens); what we write is decided by `numcodecsConfig`.
  */
-export class Config {
-  constructor(
-    readonly codec: string,
-    readonly json: JsonObject,
-    readonly path: string,
-  ) {}
-
-  error(field: string, why: string): CodecError {
-    return new CodecError(`${this.path}: ${this.codec}: ${field}: ${why}`, { path: this.path });
-  }
-
-  number(field: string, fallback?: number): number {
-    const v = this.json[field] ?? fallback;
-    if (typeof v !== "number" || !Number.isFinite(v))
-      throw this.error(field, `must be a number, got ${showJson(v as JsonValue)}`);
-    return v;
-  }
-
-  integer(field: string, min: number, max: number, fallback?: number): number {
-    const v = this.number(field, fallback);
-    if (!Number.isInteger(v) || v < min || v > max)
-      throw this.error(field, `must be an integer in ${min}..${max}, got ${v}`);
-    return v;
-  }
-
+export class Config extends ConfigReader {
   /** A numpy dtype field parsed to a numeric core data type. */
   dtype(field: string, fallback?: JsonValue): { dataType: DataType; json: JsonValue } {
     const v = this.json[field] ?? fallback;
