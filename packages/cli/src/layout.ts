@@ -66,11 +66,10 @@ const ARRAY_TO_BYTES = new Set([
 const BLOSC_SHUFFLE = ["noshuffle", "shuffle", "bitshuffle"];
 /** Bytes -> bytes codecs by their v3 names and numcodecs ids (a list of them needs a serializer first). */
 const BYTES_TO_BYTES: ReadonlySet<string> = new Set(
-  ["gzip", "zstd", "blosc", "crc32c"].concat(
-    ["zlib", "gzip", "zstd", "blosc", "lz4", "bz2", "lzma", "adler32", "crc32", "crc32c"]
-      .concat(["fletcher32", "jenkins_lookup3"])
-      .flatMap((id) => [id, `numcodecs.${id}`]),
-  ),
+  [
+    ...["gzip", "zstd", "blosc", "crc32c", "zlib", "lz4", "bz2", "lzma"],
+    ...["adler32", "crc32", "fletcher32", "jenkins_lookup3"],
+  ].flatMap((id) => [id, `numcodecs.${id}`]),
 );
 const INDEX_CODECS: JsonObject[] = [
   { name: "bytes", configuration: { endian: "little" } },

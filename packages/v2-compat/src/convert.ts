@@ -144,7 +144,7 @@ export function v3CodecsOfV2(
     if (v3 === undefined) return undefined;
     const previous = out[out.length - 1];
     if (
-      NUMERIC_COMPRESSOR_IDS.has((v3.name as string).slice("numcodecs.".length)) &&
+      NUMERIC_COMPRESSOR_IDS.has(codecIdOf(v3)) &&
       previous?.name === "bytes" &&
       ((previous.configuration ?? {}) as JsonObject).endian !== "big"
     ) {

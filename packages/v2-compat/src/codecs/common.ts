@@ -4,14 +4,7 @@
  *
  * @module
  */
-import {
-  CodecError,
-  type DataArray,
-  type DataType,
-  type JsonObject,
-  type JsonValue,
-  type NDArray,
-} from "@zarr/core";
+import type { DataArray, DataType, JsonObject, JsonValue, NDArray } from "@zarr/core";
 import {
   type ArrayToArrayCodec,
   type ChunkSpec,
@@ -19,7 +12,7 @@ import {
   type CodecFactory,
   ConfigReader,
 } from "@zarr/core/codec";
-import { cStrides, showJson } from "@zarr/core/internal";
+import { cStrides } from "@zarr/core/internal";
 import { parseV2DType } from "../dtypes/typestr.js";
 
 /**
