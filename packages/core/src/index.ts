@@ -33,6 +33,11 @@
 export { ZarrArray } from "./array/array.js";
 export type { ArrayValue, GetOptions, ReadOptions, SetOptions } from "./array/types.js";
 export {
+  ChunkCache,
+  type ChunkCacheStats,
+  ENTRY_OVERHEAD_BYTES,
+} from "./cache/chunk-cache.js";
+export {
   DEFAULT_DECODE_LIMITS,
   type DecodeLimits,
   getDecodeLimits,

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { chunkCacheTag } from "../cache/read.js";
 import { reserveDecodeBytes, resolveDecodeLimits } from "../codecs/limits.js";
 import type { ByteGetter, ChunkSpec, NDArray } from "../codecs/types.js";
 import type { DataArray } from "../dtypes/types.js";
@@ -201,9 +202,13 @@ export class ArrayContext {
   byteGetter(coords: readonly number[]): ByteGetter {
     const key = this.chunkKey(coords);
     const store = this.store;
+    const parts = this.#parts;
     return {
       cacheKey: key,
       cacheScope: store.inner,
+      get cacheTag() {
+        return chunkCacheTag(parts);
+      },
       get: (range, options) => store.get(key, range, options),
       getMany: (ranges, options) =>
         store.getPartialValues(

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { readChunkCached } from "../cache/read.js";
 import {
   type ChunkTarget,
   chunkByteSpan,
@@ -84,6 +85,13 @@ export async function readSelection(
           } else if (fillMissing) {
             fillStrided(out, 0, p.outAxes, outStrides, fill, width);
           }
+          return;
+        }
+        const cache = options.chunkCache;
+        if (cache !== undefined) {
+          // Decoded chunks kept across reads (see cache/read.ts).
+          const stored = await readChunkCached(ctx, cache, p.chunkCoords, target, options);
+          if (!stored && fillMissing) fillStrided(out, 0, p.outAxes, outStrides, fill, width);
           return;
         }
         const key = ctx.chunkKey(p.chunkCoords);

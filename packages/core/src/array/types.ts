@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { ChunkCache } from "../cache/chunk-cache.js";
 import type { ChunkGrid } from "../chunk-grid/regular.js";
 import type { ChunkKeyEncoding } from "../chunk-key/encodings.js";
 import type { DecodeLimits } from "../codecs/limits.js";
@@ -56,6 +57,13 @@ export interface ReadOptions<D extends DataTypeName = DataTypeName> extends GetO
    * result's `data` is this array.
    */
   out?: DataArrayOf<D>;
+  /**
+   * Decoded chunks kept across reads, shared by any number of arrays and
+   * stores (see {@link ChunkCache}): chunks it holds are not read again, the
+   * ones read are added (inner chunks, for sharded arrays). Writes through the
+   * same store object drop what they replace.
+   */
+  chunkCache?: ChunkCache;
 }
 
 /** Options of writes (`ZarrArray.set`, `setChunk`, `setCoordinates`). */

@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { ChunkCache } from "../cache/chunk-cache.js";
 import type { DataArray, DataType, FillValue, JsonObject, JsonValue } from "../dtypes/types.js";
 import type { ShardIndexCache } from "../sharding/index-cache.js";
 import type { ByteRange, StoreOptions } from "../store/types.js";
@@ -54,6 +55,12 @@ export interface CodecOptions extends StoreOptions {
   /** Shard indexes kept across reads (see {@link ShardIndexCache}). */
   shardIndexCache?: ShardIndexCache;
   /**
+   * Decoded chunks kept across reads (see {@link ChunkCache}): partial shard
+   * reads take inner chunks from it and add the ones they decode (with a
+   * `ByteGetter` that has a string `cacheKey`, a `cacheScope` and a `cacheTag`).
+   */
+  chunkCache?: ChunkCache;
+  /**
    * Decoding only, set by the pipeline for a bytes -> bytes decode whose exact
    * output size is unknown (a compressor after another bytes -> bytes codec,
    * or after a variable-size encoding such as `vlen-utf8`): the most bytes the
@@ -97,6 +104,8 @@ export interface ByteGetter {
   readonly cacheKey?: object | string;
   /** The store the value lives in, scoping caches that outlive one read (with a string `cacheKey`). */
   readonly cacheScope?: object;
+  /** What the decoded value depends on besides its bytes (metadata), for `CodecOptions.chunkCache`. */
+  readonly cacheTag?: string;
   get(range?: ByteRange, options?: StoreOptions): Promise<Uint8Array | undefined>;
   getMany?(
     ranges: readonly ByteRange[],

@@ -12,6 +12,7 @@ import type { ByteGetter, ChunkRegion, ChunkSpec, CodecOptions, NDArray } from "
 import { throwIfAborted } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
 import { product } from "../util/grid.js";
+import { decodeShardRegionCached, shardCacheKey } from "./decode-cached.js";
 import type { ShardLayout } from "./layout.js";
 import type { ShardIndex, ShardIndexCodec } from "./shard-index.js";
 
@@ -30,12 +31,12 @@ export interface ShardReader {
 }
 
 /** The most bytes an inner chunk can have: no read is larger than its codecs can produce. */
-function maxInnerSize(r: ShardReader, options?: CodecOptions): number {
+export function maxInnerSize(r: ShardReader, options?: CodecOptions): number {
   return r.inner.maxEncodedSize(resolveDecodeLimits(options?.decodeLimits));
 }
 
 /** The size of inner chunk `i`, checked against `max` (from {@link maxInnerSize}). */
-function checkedSize(r: ShardReader, idx: ShardIndex, i: number, max: number): number {
+export function checkedSize(r: ShardReader, idx: ShardIndex, i: number, max: number): number {
   if (idx.sizes[i] > max) {
     throw r.index.fail(
       `index entry ${i} claims ${idx.sizes[i]} bytes, more than an inner chunk can take (${max})`,
@@ -92,6 +93,8 @@ export async function decodeShardRegion(
   decoded: ChunkSpec,
   options?: CodecOptions,
 ): Promise<NDArray | undefined> {
+  const at = shardCacheKey(input, options);
+  if (at !== undefined) return decodeShardRegionCached(r, input, region, decoded, at, options);
   const { layout, inner } = r;
   const idx = await r.index.shared(input, options);
   if (idx === undefined) return undefined;
@@ -150,14 +153,14 @@ interface Wanted {
 }
 
 /** Merges byte ranges closer than `coalesce.gap` into reads of at most `coalesce.maxSize`. */
-function coalesce(
-  wanted: readonly Wanted[],
+export function coalesce<W extends Wanted>(
+  wanted: readonly W[],
   options?: CodecOptions,
-): { offset: number; end: number; members: Wanted[] }[] {
+): { offset: number; end: number; members: W[] }[] {
   const gap = options?.coalesce?.gap ?? DEFAULT_GAP;
   const maxSize = options?.coalesce?.maxSize ?? DEFAULT_MAX_READ;
   const sorted = [...wanted].sort((a, b) => a.offset - b.offset);
-  const groups: { offset: number; end: number; members: Wanted[] }[] = [];
+  const groups: { offset: number; end: number; members: W[] }[] = [];
   for (const w of sorted) {
     const g = groups[groups.length - 1];
     const end = w.offset + w.size;

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { changing } from "../cache/registry.js";
 import {
   StoreCapabilityError,
   StoreError,
@@ -245,7 +246,8 @@ class ResolvedStore implements Store {
     validateKey(key);
     const set = this.inner.set;
     if (typeof set !== "function") throw missing("set", "set()");
-    await set.call(this.inner, key, validateValue(value, key), options);
+    const checked = validateValue(value, key);
+    await changing(this.inner, { keys: [key] }, () => set.call(this.inner, key, checked, options));
   }
 
   async setPartialValues(writes: readonly KeyWrite[], options?: StoreOptions) {
@@ -257,6 +259,18 @@ class ResolvedStore implements Store {
       throw missing("setPartialValues", "setPartialValues() or set()");
     }
     if (byKey.size === 0) return;
+    await changing(inner, { keys: [...byKey.keys()] }, () =>
+      this.#setPartial(byKey, writes, options),
+    );
+  }
+
+  async #setPartial(
+    byKey: ReturnType<typeof groupWrites>,
+    writes: readonly KeyWrite[],
+    options?: StoreOptions,
+  ) {
+    const signal = options?.signal;
+    const inner = this.inner;
     if (typeof inner.setPartialValues === "function") {
       await inner.setPartialValues(writes, options);
       return;
@@ -281,7 +295,7 @@ class ResolvedStore implements Store {
     validateKey(key);
     const erase = this.inner.erase;
     if (typeof erase !== "function") throw missing("erase", "erase()");
-    await erase.call(this.inner, key, options);
+    await changing(this.inner, { keys: [key] }, () => erase.call(this.inner, key, options));
   }
 
   async eraseValues(keys: readonly string[], options?: StoreOptions) {
@@ -294,17 +308,19 @@ class ResolvedStore implements Store {
       throw missing("eraseValues", "eraseValues() or erase()");
     }
     if (keys.length === 0) return;
-    if (typeof inner.eraseValues === "function") {
-      await inner.eraseValues(keys, options);
-      return;
-    }
-    const erase = inner.erase!;
-    await mapConcurrent(
-      [...new Set(keys)],
-      STORE_CONCURRENCY,
-      (key) => erase.call(inner, key, options),
-      signal,
-    );
+    await changing(inner, { keys }, async () => {
+      if (typeof inner.eraseValues === "function") {
+        await inner.eraseValues(keys, options);
+        return;
+      }
+      const erase = inner.erase!;
+      await mapConcurrent(
+        [...new Set(keys)],
+        STORE_CONCURRENCY,
+        (key) => erase.call(inner, key, options),
+        signal,
+      );
+    });
   }
 
   async erasePrefix(prefix: string, options?: StoreOptions) {
@@ -312,7 +328,7 @@ class ResolvedStore implements Store {
     validatePrefix(prefix);
     const inner = this.inner;
     if (typeof inner.erasePrefix === "function") {
-      await inner.erasePrefix(prefix, options);
+      await changing(inner, { prefix }, () => inner.erasePrefix!(prefix, options));
       return;
     }
     if (typeof inner.erase !== "function" || typeof inner.list !== "function") {

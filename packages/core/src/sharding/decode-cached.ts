@@ -1,0 +1,137 @@
+/**
+ * A region of a shard read through a {@link ChunkCache}: inner chunks the
+ * cache holds (or another read is loading) are taken from it; the others are
+ * read as `decodeShardRegion` reads them (the index, then nearby byte ranges
+ * merged), decoded, and added. A region whose inner chunks are all cached
+ * makes no store request.
+ *
+ * @module
+ */
+
+import type { ChunkCache, PendingChunk } from "../cache/chunk-cache.js";
+import type { ByteGetter, ChunkRegion, ChunkSpec, CodecOptions, NDArray } from "../codecs/types.js";
+import { untilAborted } from "../errors.js";
+import { cStrides } from "../indexing/index.js";
+import { product } from "../util/grid.js";
+import { checkedSize, coalesce, maxInnerSize, type ShardReader } from "./decode.js";
+
+/** What identifies a shard's entries in a chunk cache. */
+export interface ShardCacheKey {
+  readonly cache: ChunkCache;
+  readonly scope: object;
+  readonly key: string;
+  readonly tag: string;
+}
+
+/** The cache key of the shard behind `input`, when `options` has a chunk cache and `input` names its value. */
+export function shardCacheKey(
+  input: ByteGetter,
+  options: CodecOptions | undefined,
+): ShardCacheKey | undefined {
+  const cache = options?.chunkCache;
+  const { cacheKey: key, cacheScope: scope } = input;
+  if (cache === undefined || scope === undefined || typeof key !== "string") return undefined;
+  const tag = input.cacheTag;
+  return tag === undefined ? undefined : { cache, scope, key, tag };
+}
+
+/** Decodes `region` of the shard behind `input` through the chunk cache of `at`. */
+export async function decodeShardRegionCached(
+  r: ShardReader,
+  input: ByteGetter,
+  region: ChunkRegion,
+  decoded: ChunkSpec,
+  at: ShardCacheKey,
+  options?: CodecOptions,
+): Promise<NDArray> {
+  const { layout } = r;
+  const dataType = decoded.dataType;
+  const lo = region.map(([a]) => a);
+  const hi = region.map(([, b]) => b);
+  const shape = lo.map((l, d) => hi[d] - l);
+  const out = dataType.allocate(product(shape));
+  const outStrides = cStrides(shape);
+  dataType.fill(out, decoded.fillValue, 0, product(shape));
+  const place = (chunk: NDArray | null, coords: readonly number[]) => {
+    if (chunk !== null) layout.place(chunk.data, coords, out, lo, hi, outStrides);
+  };
+  const waits: Promise<void>[] = [];
+  const misses: { coords: number[]; pending: PendingChunk }[] = [];
+  for (const coords of layout.overlapping(lo, hi)) {
+    const sub = coords.join(",");
+    const found = at.cache.peek(at.scope, at.key, sub, at.tag);
+    if (found === undefined) {
+      misses.push({ coords, pending: at.cache.begin(at.scope, at.key, sub, at.tag) });
+    } else if (found instanceof Promise) {
+      waits.push(found.then((chunk) => place(chunk, coords)));
+    } else {
+      place(found, coords);
+    }
+  }
+  if (misses.length > 0) {
+    // Shared with concurrent readers of these inner chunks: no one reader's signal ends it.
+    const shared = { ...options, signal: undefined };
+    const loading = loadInnerChunks(r, input, misses, shared);
+    waits.push(
+      ...misses.map(({ coords, pending }) => pending.promise.then((c) => place(c, coords))),
+    );
+    waits.push(loading);
+  }
+  await untilAborted(Promise.all(waits), options?.signal, at.key);
+  return { data: out, shape, stride: outStrides, dataType };
+}
+
+/** Reads and decodes the inner chunks of `misses`, settling each one's pending load. */
+async function loadInnerChunks(
+  r: ShardReader,
+  input: ByteGetter,
+  misses: readonly { coords: number[]; pending: PendingChunk }[],
+  options: CodecOptions,
+): Promise<void> {
+  const { layout, inner } = r;
+  try {
+    const idx = await r.index.shared(input, options);
+    const wanted: { coords: number[]; offset: number; size: number; pending: PendingChunk }[] = [];
+    const maxInner = maxInnerSize(r, options);
+    for (const { coords, pending } of misses) {
+      const i = layout.linear(coords);
+      if (idx === undefined || idx.offsets[i] < 0) pending.settle(null);
+      else
+        wanted.push({
+          coords,
+          offset: idx.offsets[i],
+          size: checkedSize(r, idx, i, maxInner),
+          pending,
+        });
+    }
+    if (wanted.length === 0) return;
+    const groups = coalesce(wanted, options);
+    const ranges = groups.map((g) => ({ offset: g.offset, length: g.end - g.offset }));
+    const results = input.getMany
+      ? await input.getMany(ranges, options)
+      : await Promise.all(ranges.map((range) => input.get(range, options)));
+    const pool = options.workers || undefined;
+    const innerContext = { format: r.format, path: r.path };
+    const decodes: Promise<unknown>[] = [];
+    for (let gi = 0; gi < groups.length; gi++) {
+      const g = groups[gi];
+      const bytes = results[gi];
+      if (bytes === undefined || bytes.length !== g.end - g.offset) {
+        throw r.index.fail(
+          `inner chunk bytes [${g.offset}, ${g.end}) are past the end of the shard (truncated or changed while reading)`,
+        );
+      }
+      for (const w of g.members) {
+        const start = w.offset - g.offset;
+        const part = bytes.subarray(start, start + w.size);
+        const decoding =
+          pool?.decode(inner, part, innerContext, options) ?? inner.decode(part, options);
+        decodes.push(decoding.then((chunk) => w.pending.settle(chunk)));
+      }
+    }
+    await Promise.all(decodes);
+  } catch (e) {
+    // Loads not settled yet fail with the error (settled ones ignore it).
+    for (const { pending } of misses) pending.fail(e);
+  }
+}
