@@ -47,6 +47,24 @@ export interface TargetLocation {
   key: string;
 }
 
+/**
+ * A target file does not exist (a `StoreError` whose `path` is its URL).
+ *
+ * @example
+ * ```ts
+ * const bytes = await targets.read(url, undefined).catch((e) => {
+ *   if (e instanceof TargetNotFoundError) return undefined;
+ *   throw e;
+ * });
+ * ```
+ */
+export class TargetNotFoundError extends StoreError {
+  override name = "TargetNotFoundError";
+  constructor(url: string) {
+    super(`target ${JSON.stringify(url)} does not exist`, { path: url });
+  }
+}
+
 const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
 const DEFAULT_GAP = 16 * 1024;
 const DEFAULT_MAX_REQUEST = 8 * 1024 * 1024;
@@ -169,7 +187,7 @@ export function createTargetResolver(options: TargetResolverOptions = {}): Targe
         for (const m of read.members) {
           const p = live[m];
           if (value === undefined) {
-            p.reject(new StoreError(`target ${JSON.stringify(url)} does not exist`, { path: url }));
+            p.reject(new TargetNotFoundError(url));
             continue;
           }
           const start = p.offset - read.offset;
@@ -201,7 +219,7 @@ export function createTargetResolver(options: TargetResolverOptions = {}): Targe
         const { parent, key } = splitTargetUrl(url);
         const value = await (await storeFor(parent)).get(key, undefined, { signal });
         if (value === undefined) {
-          throw new StoreError(`target ${JSON.stringify(url)} does not exist`, { path: url });
+          throw new TargetNotFoundError(url);
         }
         return value;
       }
