@@ -11,6 +11,8 @@
 // (a 1-D float64 slice over 3 chunks, latency), `browser` (a full read in
 // headless Chromium over a local HTTP server, bench/browser/). They run with
 // ours, ours@24, zarrita and zarr-python where it can read the data.
+// `pan-lz4` (overlapping region reads with and without a ChunkCache, ours
+// only; `node bench/pan.mjs` runs it alone, without writing RESULTS.md).
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   existsSync,
@@ -24,6 +26,7 @@ import {
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { panSection } from "./lib/pan.mjs";
 import {
   geometry,
   LINE_ROWS,
@@ -192,7 +195,7 @@ if (missing.length > 0) {
 const extraMissing = [
   ...smallRows,
   ...lineRows,
-  ...(want("browser") && !rows.some((r) => r.id === "blosc-lz4")
+  ...((want("browser") || want("pan-lz4")) && !rows.some((r) => r.id === "blosc-lz4")
     ? ROWS.filter((r) => r.id === "blosc-lz4")
     : []),
 ].filter((r) => !existsSync(join(dataDir, r.path ?? `${r.id}.zarr`, ".zarray")));
@@ -363,6 +366,10 @@ const lineLatency = lineRows.map((row) => {
   }
   return entry;
 });
+const pan =
+  want("pan-lz4") && impls.includes("ours")
+    ? panSection(runImpl, { path: join(dataDir, "blosc-lz4.zarr"), n, quick, log })
+    : undefined;
 let browserRow;
 if (want("browser")) {
   const bImpls = ["ours", "zarrita"].filter((i) => impls.includes(i));
@@ -539,6 +546,7 @@ if (lineLatency.length > 0) {
     lines.push(`| ${e.label} | ${EXTRA.map(c).join(" | ")} |`);
   }
 }
+if (pan) lines.push(...pan.lines);
 if (browserRow) {
   lines.push(
     "",
@@ -613,6 +621,7 @@ for (const [id, e] of extraChecks) {
     if (v.error) failures.push(`- ${id} ${i}: ${v.error}`);
   if (e.error) failures.push(`- ${id}: ${e.error}`);
 }
+if (pan) failures.push(...pan.failures);
 if (failures.length) lines.push("", "Failures:", "", ...failures);
 if (notes.length) lines.push("", ...notes.map((x) => `Note: ${x}`));
 lines.push("", `Total bench time: ${((performance.now() - started) / 1000).toFixed(0)} s.`);

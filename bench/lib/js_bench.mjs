@@ -87,6 +87,18 @@ async function loadOurs(workers) {
       const a = await core.openArray(new FileSystemStore(path), "");
       return (r, c, h, w) => a.get([core.slice(r, r + h), core.slice(c, c + w)], opts);
     },
+    /** Region reads through a CountingStore, with a ChunkCache of `cacheBytes` (none when 0). */
+    async panner(path, cacheBytes) {
+      const store = new core.CountingStore(new FileSystemStore(path));
+      const a = await core.openArray(store, "");
+      const chunkCache = cacheBytes > 0 ? new core.ChunkCache({ maxBytes: cacheBytes }) : undefined;
+      const options = chunkCache ? { ...opts, chunkCache } : opts;
+      return {
+        get: (r, c, h, w) => a.get([core.slice(r, r + h), core.slice(c, c + w)], options),
+        store,
+        chunkCache,
+      };
+    },
     async slicer(path) {
       const a = await core.openArray(new FileSystemStore(path), "");
       return async (ranges) =>
@@ -278,6 +290,22 @@ try {
       times.push((performance.now() - t) / 1000);
     }
     Object.assign(result, { times, check: checksum(data) });
+  } else if (job.op === "pan") {
+    // Overlapping region reads (a viewer panning), with or without a ChunkCache.
+    const { get, store, chunkCache } = await lib.panner(job.path, job.cacheBytes);
+    await get(...job.windows[0]); // warm-up: metadata, codec modules
+    store.reset();
+    chunkCache?.clear(); // the timed reads start with an empty cache
+    const times = [];
+    let check = 0;
+    for (const w of job.windows) {
+      const t = performance.now();
+      const { data } = await get(...w);
+      times.push((performance.now() - t) / 1000);
+      check += checksum(data);
+    }
+    const { reads, readBytes } = store.counts;
+    Object.assign(result, { times, check, reads, readBytes, cached: chunkCache?.size });
   } else if (job.op === "regions") {
     const get = await lib.opener(job.path);
     await get(...job.regions[0]); // warm-up: metadata, shard index, codec modules
