@@ -128,3 +128,23 @@ export function matchContainer(
   const c = containers.find((c) => url.startsWith(c.urlPrefix));
   return c && { url, container: c };
 }
+
+/**
+ * Why the part of `url` after its container's prefix could leave the
+ * container (a `.` or `..` segment, also percent-encoded, or a backslash),
+ * or `undefined` when it cannot.
+ */
+export function escapeReason(url: string, container: VirtualChunkContainer): string | undefined {
+  const rest = url.slice(container.urlPrefix.length).split(/[?#]/)[0];
+  if (rest.includes("\\") || /%5c/i.test(rest)) return "has a backslash";
+  for (const segment of rest.split("/")) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return "has a malformed percent escape";
+    }
+    if (decoded === "." || decoded === "..") return `has a "${decoded}" segment`;
+  }
+  return undefined;
+}

@@ -75,11 +75,18 @@ export function readFlexBuffer(bytes: Uint8Array): FlexValue {
     check(target, 0);
     return target;
   };
+  const text = (b: Uint8Array): string => {
+    try {
+      return decoder.decode(b);
+    } catch {
+      return fail("a string that is not valid UTF-8");
+    }
+  };
   const cstring = (pos: number): string => {
     let end = pos;
     while (end < n && bytes[end] !== 0) end++;
     if (end >= n) fail("a key without its terminating NUL");
-    return decoder.decode(bytes.subarray(pos, end));
+    return text(bytes.subarray(pos, end));
   };
 
   // `pos` holds a value of `width` bytes whose packed type is `type` (type << 2 | log2 bit width).
@@ -112,7 +119,7 @@ export function readFlexBuffer(bytes: Uint8Array): FlexValue {
         const size = uint(start - width, width);
         check(start, size);
         const b = bytes.subarray(start, start + size);
-        return type === 25 ? b : decoder.decode(b);
+        return type === 25 ? b : text(b);
       }
       case 9:
         return map(indirect(pos, parentWidth), width, depth);

@@ -10,7 +10,7 @@
 import { type AnyStore, StoreError, ValueTooLargeError } from "@zarr/core";
 import { type ByteRange, type DirListing, rangeBounds, type StoreOptions } from "@zarr/core/store";
 import { createTargetResolver, type TargetResolver } from "@zarr/store-reference";
-import { matchContainer, type VirtualChunkContainer } from "./config.js";
+import { escapeReason, matchContainer, type VirtualChunkContainer } from "./config.js";
 import { FileType, type ReadLimits, readIcechunkFile } from "./file.js";
 import { type ChunkLocation, Manifest } from "./manifest.js";
 import {
@@ -327,6 +327,14 @@ export class IcechunkStore implements AnyStore {
       throw new StoreError(
         `icechunk chunk ${key} is a virtual reference to ${JSON.stringify(location.url)}, which lies in no ` +
           "virtual chunk container of the repository (pass virtualChunkContainers to allow it)",
+        { path: key },
+      );
+    }
+    const escaping = escapeReason(match.url, match.container);
+    if (escaping !== undefined) {
+      throw new StoreError(
+        `icechunk chunk ${key} is a virtual reference to ${JSON.stringify(match.url)}, which ${escaping} ` +
+          `after its container's prefix ${match.container.urlPrefix} and could leave it`,
         { path: key },
       );
     }

@@ -192,6 +192,7 @@ export interface BuiltChunk {
 export interface BuiltNode {
   path: string;
   id: Uint8Array;
+  /** The zarr.json document (serialized as JSON) or its bytes as they are. */
   zarrJson: unknown;
   /** Arrays: per dimension [array length, chunk length]; groups leave it out. */
   shape?: [number, number][];
@@ -206,7 +207,10 @@ export function snapshotPayload(
 ): Uint8Array {
   const sorted = [...nodes].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const nodeTables = sorted.map((n): (FbValue | undefined)[] => {
-    const userData = new TextEncoder().encode(JSON.stringify(n.zarrJson));
+    const userData =
+      n.zarrJson instanceof Uint8Array
+        ? n.zarrJson
+        : new TextEncoder().encode(JSON.stringify(n.zarrJson));
     const isArray = n.shape !== undefined;
     let data: (FbValue | undefined)[] = [];
     if (isArray) {
