@@ -11,7 +11,7 @@ export type { VirtualChunkContainer } from "./config.js";
 export { IcechunkFormatError } from "./errors.js";
 export { SUPPORTED_SPEC_VERSIONS } from "./file.js";
 export { type IcechunkUrl, icechunkStoreOpener, parseIcechunkUrl } from "./opener.js";
-export type { VersionSelector } from "./repository.js";
+export { listRefs, type RepositoryRefs, type VersionSelector } from "./repository.js";
 export {
   DEFAULT_MAX_METADATA_BYTES,
   IcechunkStore,

@@ -146,3 +146,66 @@ export async function resolveVersion(
   }
   return encodeId(bytes);
 }
+
+/** Branches and tags of a repository: name → snapshot id, sorted by name. */
+export interface RepositoryRefs {
+  specVersion: 1 | 2;
+  branches: Record<string, string>;
+  tags: Record<string, string>;
+}
+
+/**
+ * Lists the branches and tags of the repository held by `store`. Spec v2
+ * reads them from the repo info file; spec v1 lists `refs/` (the store must be
+ * listable) and reads each ref, leaving out deleted tags.
+ *
+ * @example
+ * ```ts
+ * import { FileSystemStore } from "@zarr/store-fs";
+ * import { listRefs } from "@zarr/store-icechunk";
+ *
+ * const { branches, tags } = await listRefs(new FileSystemStore("/data/my-repo"));
+ * console.log(Object.keys(branches), Object.keys(tags));
+ * ```
+ */
+export async function listRefs(
+  store: AnyStore,
+  options: { maxMetadataBytes?: number; signal?: AbortSignal } = {},
+): Promise<RepositoryRefs> {
+  const limits: ReadLimits = {
+    maxMetadataBytes: options.maxMetadataBytes ?? 512 * 1024 * 1024,
+    signal: options.signal,
+  };
+  const state = await readRepositoryState(store, limits);
+  const sortedRecord = (entries: [string, string][]) =>
+    Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  if (state.specVersion === 2) {
+    return {
+      specVersion: 2,
+      branches: sortedRecord([...(state.branches ?? [])]),
+      tags: sortedRecord([...(state.tags ?? [])]),
+    };
+  }
+  if (store.listDir === undefined) {
+    throw new StoreError(
+      "listing the refs of a spec v1 icechunk repository needs a listable store",
+      { path: "refs/" },
+    );
+  }
+  const { prefixes } = await store.listDir("refs/", { signal: limits.signal });
+  const branches: [string, string][] = [];
+  const tags: [string, string][] = [];
+  for (const p of prefixes) {
+    const m = /^(branch|tag)\.(.+)$/.exec(p);
+    if (m === null) continue;
+    const version: VersionSelector = m[1] === "branch" ? { branch: m[2] } : { tag: m[2] };
+    try {
+      const id = await resolveVersion(store, state, version, limits);
+      (m[1] === "branch" ? branches : tags).push([m[2], id]);
+    } catch (e) {
+      // a deleted tag (or a ref directory without ref.json) is no ref
+      if (!(e instanceof StoreError) || e instanceof IcechunkFormatError) throw e;
+    }
+  }
+  return { specVersion: 1, branches: sortedRecord(branches), tags: sortedRecord(tags) };
+}
