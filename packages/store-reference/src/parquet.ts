@@ -14,7 +14,13 @@
  */
 
 import { decompress as zstdDecompress } from "fzstd";
-import { type ColumnData, type Compressors, parquetMetadata, parquetRead } from "hyparquet";
+import {
+  type ColumnData,
+  type Compressors,
+  parquetMetadata,
+  parquetRead,
+  snappyUncompress,
+} from "hyparquet";
 import { badReference, checkReferenceKey, type Reference, referenceCount } from "./reference.js";
 
 /** Options of {@link ParquetReferences.open}. */
@@ -72,10 +78,7 @@ export class ParquetReferences {
     readonly recordSize: number,
     options: ParquetReferenceOptions,
   ) {
-    this.compressors = {
-      ZSTD: (input: Uint8Array) => zstdDecompress(input),
-      ...options.compressors,
-    };
+    this.compressors = boundedCompressors(options.compressors);
     this.cachedRecords = Math.max(1, options.cachedRecords ?? 64);
   }
 
@@ -174,7 +177,9 @@ export class ParquetReferences {
     }
     signal?.throwIfAborted();
     cached = this.read(name).then((bytes) =>
-      bytes === undefined ? undefined : decodeRecord(name, bytes, this.compressors),
+      bytes === undefined
+        ? undefined
+        : decodeRecord(name, bytes, this.compressors, this.recordSize),
     );
     cached.catch(() => this.records.delete(name));
     this.records.set(name, cached);
@@ -259,10 +264,46 @@ function rowReference(key: string, columns: RecordColumns, row: number): Referen
   return { kind: "range", url: path, offset, length };
 }
 
+/** The most bytes one decompressed Parquet page may claim (its header's `uncompressed_page_size`). */
+export const MAX_PAGE_SIZE = 64 * 1024 * 1024;
+
+/**
+ * Decompressors whose output is bounded by the page header, which is checked
+ * against {@link MAX_PAGE_SIZE} before anything is allocated: snappy
+ * (hyparquet's), zstd (fzstd, decoding into a buffer of the declared size)
+ * and any given in the options.
+ */
+function boundedCompressors(extra: Compressors = {}): Compressors {
+  const all: Compressors = {
+    SNAPPY: (input, length) => {
+      const out = new Uint8Array(length);
+      snappyUncompress(input, out);
+      return out;
+    },
+    ZSTD: (input, length) => zstdDecompress(input, new Uint8Array(length)),
+    ...extra,
+  };
+  const bounded: Compressors = {};
+  for (const [codec, decompress] of Object.entries(all) as [
+    keyof Compressors,
+    Compressors["ZSTD"],
+  ][]) {
+    if (decompress === undefined) continue;
+    bounded[codec] = (input, length) => {
+      if (length > MAX_PAGE_SIZE) {
+        throw new Error(`a ${codec} page claims ${length} bytes, more than ${MAX_PAGE_SIZE}`);
+      }
+      return decompress(input, length);
+    };
+  }
+  return bounded;
+}
+
 async function decodeRecord(
   name: string,
   bytes: Uint8Array,
   compressors: Compressors,
+  recordSize: number,
 ): Promise<RecordColumns> {
   const file = bytes.buffer.slice(
     bytes.byteOffset,
@@ -273,6 +314,9 @@ async function decodeRecord(
   try {
     const metadata = parquetMetadata(file);
     rows = Number(metadata.num_rows);
+    if (!(rows >= 0 && rows <= recordSize)) {
+      throw new Error(`it has ${metadata.num_rows} rows, more than record_size (${recordSize})`);
+    }
     const names = new Set(metadata.schema.slice(1).map((s) => s.name));
     for (const c of ["path", "offset", "size"]) {
       if (!names.has(c)) throw new Error(`no '${c}' column`);

@@ -140,7 +140,8 @@ export class ReferenceStore implements ReadableStore {
     validateRange(range, key);
     const ref = await this.source.lookup(key, options?.signal);
     if (ref === undefined) return undefined;
-    if (ref.kind === "inline") return sliceRange(ref.bytes, range);
+    // A copy: callers may modify what they get.
+    if (ref.kind === "inline") return sliceRange(ref.bytes, range).slice();
     const url = this.urlOf(key, ref.url);
     try {
       if (ref.kind === "file")

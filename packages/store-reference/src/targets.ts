@@ -184,6 +184,8 @@ export function createTargetResolver(options: TargetResolverOptions = {}): Targe
       );
       reads.forEach((read, i) => {
         const value = values[i];
+        // Members are in offset order; overlapping ones get copies, so no two results share bytes.
+        let end = -1;
         for (const m of read.members) {
           const p = live[m];
           if (value === undefined) {
@@ -195,7 +197,10 @@ export function createTargetResolver(options: TargetResolverOptions = {}): Targe
             p.reject(pastEnd(url, p, read.offset + value.length));
             continue;
           }
-          p.resolve(value.subarray(start, start + p.length));
+          const overlaps = p.offset < end;
+          end = Math.max(end, p.offset + p.length);
+          const bytes = value.subarray(start, start + p.length);
+          p.resolve(overlaps ? bytes.slice() : bytes);
         }
       });
     } catch (e) {
