@@ -13,7 +13,8 @@ import type { ArrayParts, GetOptions } from "../array/types.js";
 import { type ChunkTarget, copyChunk } from "../codecs/decode-to.js";
 import type { ChunkRegion } from "../codecs/types.js";
 import { untilAborted } from "../errors.js";
-import type { ChunkCache, PendingChunk } from "./chunk-cache.js";
+import { type ChunkCache, chunkEntries } from "./chunk-cache.js";
+import type { PendingChunk } from "./entries.js";
 
 const tags = new WeakMap<ArrayParts, string>();
 
@@ -61,9 +62,10 @@ export async function readChunkCached(
   const key = ctx.chunkKey(coords);
   const scope = ctx.store.inner;
   const tag = chunkCacheTag(ctx.parts);
-  let found = cache.peek(scope, key, "", tag);
+  const entries = chunkEntries(cache);
+  let found = entries.peek(scope, key, "", tag);
   if (found === undefined) {
-    const pending = cache.begin(scope, key, "", tag);
+    const pending = entries.begin(scope, key, "", tag);
     void loadChunk(ctx, key, pending, options);
     found = pending.promise;
   }

@@ -8,7 +8,8 @@
  * @module
  */
 
-import type { ChunkCache, PendingChunk } from "../cache/chunk-cache.js";
+import { chunkEntries } from "../cache/chunk-cache.js";
+import type { ChunkEntries, PendingChunk } from "../cache/entries.js";
 import type { ByteGetter, ChunkRegion, ChunkSpec, CodecOptions, NDArray } from "../codecs/types.js";
 import { untilAborted } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
@@ -17,7 +18,7 @@ import { checkedSize, coalesce, maxInnerSize, type ShardReader } from "./decode.
 
 /** What identifies a shard's entries in a chunk cache. */
 export interface ShardCacheKey {
-  readonly cache: ChunkCache;
+  readonly cache: ChunkEntries;
   readonly scope: object;
   readonly key: string;
   readonly tag: string;
@@ -32,7 +33,7 @@ export function shardCacheKey(
   const { cacheKey: key, cacheScope: scope } = input;
   if (cache === undefined || scope === undefined || typeof key !== "string") return undefined;
   const tag = input.cacheTag;
-  return tag === undefined ? undefined : { cache, scope, key, tag };
+  return tag === undefined ? undefined : { cache: chunkEntries(cache), scope, key, tag };
 }
 
 /** Decodes `region` of the shard behind `input` through the chunk cache of `at`. */

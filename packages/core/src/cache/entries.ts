@@ -1,0 +1,263 @@
+/**
+ * The entries of a {@link ChunkCache}: decoded chunks by store, key and inner
+ * chunk, least recently used first, within a byte budget; loads in flight
+ * shared by concurrent readers; invalidation by key or prefix.
+ *
+ * @module
+ */
+
+import type { NDArray } from "../codecs/types.js";
+import type { DataArray } from "../dtypes/types.js";
+import { type ChunkHolder, holdValuesOf, storeId } from "./registry.js";
+
+/** A cached chunk: its decoded values, or `null` when it is not stored (reads as the fill value). */
+export type CachedChunk = NDArray | null;
+
+/** Bytes every entry counts beside its values (key, bookkeeping); a chunk that is not stored counts only this. */
+export const ENTRY_OVERHEAD_BYTES = 64;
+
+/** Counters of a {@link ChunkCache} since it was made. */
+export interface ChunkCacheStats {
+  /** Chunks served from the cache, or from a load another read had started. */
+  hits: number;
+  /** Chunks loaded (read from the store and decoded) through the cache. */
+  misses: number;
+  /** Entries dropped to stay within `maxBytes`. */
+  evictions: number;
+}
+
+interface Entry {
+  readonly value: CachedChunk;
+  readonly bytes: number;
+  /** What the values depend on besides the stored bytes (see `chunkCacheTag`). */
+  readonly tag: string;
+  readonly group: string;
+}
+
+interface Loading {
+  readonly promise: Promise<CachedChunk>;
+  readonly tag: string;
+  readonly group: string;
+}
+
+/** A load registered with {@link ChunkEntries.begin}: the loader settles it exactly once. */
+export interface PendingChunk {
+  /** Resolves with what readers copy from (never the caller's `value` itself). */
+  readonly promise: Promise<CachedChunk>;
+  /** Hands over the decoded chunk (or `null`: not stored); returns what readers copy from. */
+  settle(value: CachedChunk): CachedChunk;
+  fail(error: unknown): void;
+}
+
+/** The entries of one {@link ChunkCache} (see there for the rules). */
+export class ChunkEntries implements ChunkHolder {
+  readonly maxBytes: number;
+  readonly #entries = new Map<string, Entry>(); // least recently used first
+  readonly #loading = new Map<string, Loading>();
+  /** Entry and load ids by store id + store key, for invalidation. */
+  readonly #groups = new Map<string, Set<string>>();
+  readonly #self = new WeakRef<ChunkHolder>(this);
+  readonly #registered = new WeakSet<object>();
+  #bytes = 0;
+  readonly #stats: ChunkCacheStats = { hits: 0, misses: 0, evictions: 0 };
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** Bytes held (decoded values plus per-entry overhead). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Number of chunks held. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Hits, misses and evictions so far (a copy). */
+  get stats(): ChunkCacheStats {
+    return { ...this.#stats };
+  }
+
+  /** Drops every entry. Loads in flight finish for their readers but are not kept. */
+  clear(): void {
+    this.#entries.clear();
+    this.#loading.clear();
+    this.#groups.clear();
+    this.#bytes = 0;
+  }
+
+  /**
+   * For readers: the cached chunk `sub` ("" for a whole chunk, inner chunk
+   * coordinates in a shard) of store key `key` when its `tag` matches, a
+   * promise of it while another read loads it, or `undefined`: then call
+   * {@link begin}. The value is the cache's own: copy out of it, never hand it out.
+   */
+  peek(
+    scope: object,
+    key: string,
+    sub: string,
+    tag: string,
+  ): CachedChunk | Promise<CachedChunk> | undefined {
+    const id = `${storeId(scope)}\u0000${key}\u0000${sub}`;
+    const entry = this.#entries.get(id);
+    if (entry !== undefined) {
+      this.#entries.delete(id);
+      if (entry.tag === tag) {
+        this.#entries.set(id, entry); // most recently used
+        this.#stats.hits++;
+        return entry.value;
+      }
+      this.#bytes -= entry.bytes; // decoded with other metadata: stale
+      this.#unmember(entry.group, id);
+    }
+    const loading = this.#loading.get(id);
+    if (loading !== undefined && loading.tag === tag) {
+      this.#stats.hits++;
+      return loading.promise;
+    }
+    return undefined;
+  }
+
+  /**
+   * For readers, after a {@link peek} miss: registers a load of chunk `sub`
+   * of `key` that concurrent readers share. The loader must settle it.
+   */
+  begin(scope: object, key: string, sub: string, tag: string): PendingChunk {
+    const sid = storeId(scope);
+    if (!this.#registered.has(scope)) {
+      this.#registered.add(scope);
+      holdValuesOf(scope, this.#self);
+    }
+    const group = `${sid}\u0000${key}`;
+    const id = `${group}\u0000${sub}`;
+    let resolve!: (value: CachedChunk) => void;
+    let reject!: (error: unknown) => void;
+    const promise = new Promise<CachedChunk>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    promise.catch(() => {}); // a load nobody waits for any more must not be an unhandled rejection
+    const loading: Loading = { promise, tag, group };
+    this.#loading.set(id, loading);
+    this.#member(group, id);
+    this.#stats.misses++;
+    let done = false;
+    const current = () => this.#loading.get(id) === loading;
+    return {
+      promise,
+      settle: (value) => {
+        if (done) throw new Error("a pending chunk is settled once");
+        done = true;
+        const owned = value === null ? { value, bytes: 0 } : ownedCopy(value);
+        if (current()) {
+          this.#loading.delete(id);
+          const bytes = owned.bytes + ENTRY_OVERHEAD_BYTES;
+          if (owned.bytes >= 0 && bytes <= this.maxBytes) {
+            this.#insert(id, { value: owned.value, bytes, tag, group });
+          } else {
+            this.#unmember(group, id);
+          }
+        }
+        resolve(owned.value);
+        return owned.value;
+      },
+      fail: (error) => {
+        if (done) return;
+        done = true;
+        if (current()) {
+          this.#loading.delete(id);
+          this.#unmember(group, id);
+        }
+        reject(error);
+      },
+    };
+  }
+
+  /** See {@link ChunkHolder.dropKeys}. */
+  dropKeys(sid: number, keys: readonly string[]): void {
+    for (const key of keys) this.#dropGroup(`${sid}\u0000${key}`);
+  }
+
+  /** See {@link ChunkHolder.dropPrefix}. */
+  dropPrefix(sid: number, prefix: string): void {
+    const start = `${sid}\u0000${prefix}`;
+    for (const group of [...this.#groups.keys()]) {
+      if (group.startsWith(start)) this.#dropGroup(group);
+    }
+  }
+
+  #dropGroup(group: string): void {
+    const ids = this.#groups.get(group);
+    if (ids === undefined) return;
+    this.#groups.delete(group);
+    for (const id of ids) {
+      const entry = this.#entries.get(id);
+      if (entry !== undefined) {
+        this.#entries.delete(id);
+        this.#bytes -= entry.bytes;
+      }
+      // A load in flight read the old value: its readers get it, the cache does not keep it.
+      this.#loading.delete(id);
+    }
+  }
+
+  #insert(id: string, entry: Entry): void {
+    const old = this.#entries.get(id);
+    if (old !== undefined) {
+      this.#entries.delete(id);
+      this.#bytes -= old.bytes;
+    }
+    this.#entries.set(id, entry);
+    this.#bytes += entry.bytes;
+    for (const [oldest, e] of this.#entries) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#entries.delete(oldest);
+      this.#unmember(e.group, oldest);
+      this.#bytes -= e.bytes;
+      this.#stats.evictions++;
+    }
+  }
+
+  #member(group: string, id: string): void {
+    let ids = this.#groups.get(group);
+    if (ids === undefined) {
+      ids = new Set();
+      this.#groups.set(group, ids);
+    }
+    ids.add(id);
+  }
+
+  #unmember(group: string, id: string): void {
+    if (this.#entries.has(id) || this.#loading.has(id)) return;
+    const ids = this.#groups.get(group);
+    if (ids === undefined) return;
+    ids.delete(id);
+    if (ids.size === 0) this.#groups.delete(group);
+  }
+}
+
+/**
+ * A copy of `chunk` that shares no memory with it (decoded values may be views
+ * of a store's buffers), and its size in bytes; `bytes` is -1 when it must not
+ * be kept (elements that are mutable objects, e.g. `bytes` values).
+ */
+function ownedCopy(chunk: NDArray): { value: NDArray; bytes: number } {
+  const data = chunk.data;
+  if (ArrayBuffer.isView(data)) {
+    return { value: { ...chunk, data: data.slice() as DataArray }, bytes: data.byteLength };
+  }
+  let bytes = 0;
+  let keep = true;
+  const copy = (data as unknown[]).map((v) => {
+    if (typeof v === "string") bytes += 16 + 2 * v.length;
+    else if (v instanceof Uint8Array) {
+      keep = false;
+      return v.slice();
+    } else if (typeof v === "object" && v !== null) keep = false;
+    else bytes += 16;
+    return v;
+  });
+  return { value: { ...chunk, data: copy as DataArray }, bytes: keep ? bytes : -1 };
+}
