@@ -1,11 +1,12 @@
 /**
- * The viewer in a real browser (issue 9): builds the Vite app and serves it
- * from a local static server; writes a gzip-compressed v3 array and serves it
- * with `zarr serve` (another origin: CORS and Range as a real deployment);
- * drives Debian's Chromium through playwright-core, and checks the canvas
- * pixels against the array's values, the chunk keys the page fetched for each
- * view (only the chunks under the window), and saves a screenshot
- * (test-results/viewer.png). Needs `pnpm build` first (the CLI's bin runs dist).
+ * The viewer in a real browser: builds the Vite app and serves it from a local
+ * static server; makes the example OME-Zarr pyramids (0.5 sharded v3, 0.4 v2,
+ * and a 4096² one) with scripts/make-ome-data.mjs and serves them, and the
+ * bundled weather dataset, with `zarr serve` (another origin: CORS and Range as
+ * a real deployment); drives Debian's Chromium through playwright-core. Canvas
+ * pixels are compared with the colours of values read in Node at two zoom
+ * levels and a panned view; requests are counted from the browser's own log;
+ * screenshots go to docs/. Needs `pnpm build` first (the CLI's bin runs dist).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -16,13 +17,16 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import "@zarr/codec-gzip/register";
 import "@zarr/codec-blosc/register";
-import "@zarr/codec-zstd/register";
-import { createArray, createGroup, openArray } from "@zarr/core";
+import "@zarr/v2-compat/register";
+import { type NDArray, openArray, slice } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
 import { type BrowserContext, chromium, type Page, type Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COLOUR_MAPS, colourIndex } from "../src/colormap.js";
-import { chunksInView, type ViewState } from "../src/view.js";
+// @ts-expect-error: a plain .mjs script (no types)
+import { makeBig, makeOme04, makeOme05 } from "../scripts/make-ome-data.mjs";
+import type { ChannelSettings } from "../src/image.js";
+import { compositeColour, numberAt } from "../src/render.js";
+import type { View } from "../src/tiles.js";
 import { type StaticServer, startStaticServer } from "./static-server.js";
 
 /** A request the page made to the data server, and its HTTP status once answered. */
@@ -68,79 +72,6 @@ const skipReason = existsSync(CHROMIUM)
 if (skipReason) console.warn(skipReason);
 
 const viewerDir = fileURLToPath(new URL("..", import.meta.url));
-const SHAPE = [3, 300, 400];
-const CHUNKS = [1, 64, 64];
-/** A chunk left unwritten: it reads as the NaN fill value (drawn transparent). */
-const HOLE = [2, 4, 5];
-
-/** The array's values (float32): smooth waves, different on each z plane. */
-function value(z: number, y: number, x: number): number {
-  return Math.fround(50 * Math.sin(x / 23 + z) * Math.cos(y / 31) + y / 10);
-}
-
-function isInHole(z: number, y: number, x: number): boolean {
-  return [z, y, x].every((c, d) => Math.floor(c / CHUNKS[d]!) === HOLE[d]);
-}
-
-async function writeArray(dir: string): Promise<void> {
-  const store = new FileSystemStore(dir);
-  await createGroup(store, "");
-  const array = await createArray(store, "volume", {
-    shape: SHAPE,
-    dataType: "float32",
-    chunkShape: CHUNKS,
-    fillValue: "NaN",
-    dimensionNames: ["time", "y", "x"],
-    codecs: [
-      { name: "bytes", configuration: { endian: "little" } },
-      { name: "gzip", configuration: { level: 5 } },
-    ],
-  });
-  const [, ny, nx] = SHAPE as [number, number, number];
-  for (let z = 0; z < SHAPE[0]!; z++) {
-    const plane = new Float32Array(ny * nx);
-    for (let y = 0; y < ny; y++) for (let x = 0; x < nx; x++) plane[y * nx + x] = value(z, y, x);
-    await array.set([z, null, null], plane);
-  }
-  // A small zstd array, for the lazily loaded WebAssembly codec.
-  const small = await createArray(store, "small", {
-    shape: [40, 50],
-    dataType: "int16",
-    chunkShape: [16, 16],
-    codecs: [
-      { name: "bytes", configuration: { endian: "little" } },
-      { name: "zstd", configuration: { level: 3, checksum: false } },
-    ],
-  });
-  await small.set(
-    null,
-    Int16Array.from({ length: 40 * 50 }, (_, i) => ((i * 37) % 1001) - 500),
-  );
-  // Erase one chunk so a missing chunk (404) is part of a view.
-  await store.erase(`volume/c/${HOLE.join("/")}`);
-}
-
-/** Expected RGBA bytes of the window [rowStart, +rows) x [colStart, +cols) of plane z. */
-function expectedPixels(
-  z: number,
-  w: { rowStart: number; colStart: number; rows: number; cols: number },
-  lo: number,
-  hi: number,
-  cmap: string,
-): Uint8Array {
-  const table = COLOUR_MAPS[cmap]!;
-  const out = new Uint8Array(w.rows * w.cols * 4);
-  for (let r = 0; r < w.rows; r++) {
-    for (let c = 0; c < w.cols; c++) {
-      const [y, x] = [w.rowStart + r, w.colStart + c];
-      const k = isInHole(z, y, x) ? -1 : colourIndex(value(z, y, x), lo, hi);
-      const p = 4 * (r * w.cols + c);
-      if (k >= 0) out.set([table[3 * k]!, table[3 * k + 1]!, table[3 * k + 2]!, 255], p);
-    }
-  }
-  return out;
-}
-
 async function canvasPixels(
   page: Page,
 ): Promise<{ width: number; height: number; data: Uint8Array }> {
@@ -176,35 +107,6 @@ function compare(
   return { mismatches, first };
 }
 
-/** Chunk keys (relative to the array) requested since `from` in the log. */
-function chunkKeysFetched(log: DataRequest[], from: number): string[] {
-  const prefix = "/volume/c/";
-  return [
-    ...new Set(
-      log
-        .slice(from)
-        .filter((r) => r.path.startsWith(prefix))
-        .map((r) => `c/${r.path.slice(prefix.length)}`),
-    ),
-  ].sort();
-}
-
-function expectedKeys(state: Partial<ViewState>): string[] {
-  const full: ViewState = {
-    rowAxis: 1,
-    colAxis: 2,
-    indices: [0, 0, 0],
-    rowStart: 0,
-    colStart: 0,
-    maxRows: 256,
-    maxCols: 256,
-    ...state,
-  };
-  return chunksInView(SHAPE, CHUNKS, full)
-    .map((c) => `c/${c.join("/")}`)
-    .sort();
-}
-
 /**
  * Runs `action`, then waits until the viewer finished one more read (counting
  * from 0 when `action` loads a new page).
@@ -221,20 +123,92 @@ async function afterRead(
   await page.waitForFunction(
     (n) => Number(document.getElementById("status")!.dataset.generation ?? 0) > n,
     before,
+    { timeout: 30_000 },
   );
   const state = await page.locator("#status").getAttribute("data-state");
   expect(state, (await page.locator("#status").textContent()) ?? "").toBe("ready");
 }
 
+const W = 768;
+const H = 512;
+
+/** One plane (y, x) of each channel of an array, read in Node: the reference values. */
+async function planes(
+  dir: string,
+  path: string,
+  leading: (c: number) => (number | null)[],
+  count: number,
+) {
+  const array = await openArray(new FileSystemStore(dir), path);
+  const out: NDArray[] = [];
+  for (let c = 0; c < count; c++) {
+    const sel = leading(c).map((i) => (i === null ? slice(0, array.shape[out.length]!) : i));
+    out.push(await array.get([...sel, null, null]));
+  }
+  return out;
+}
+
+/**
+ * The canvas the viewer should show: each pixel's centre mapped to an element
+ * of the level (f level-0 elements per element), its channels composited;
+ * transparent outside the image.
+ */
+function expectedCanvas(
+  view: View,
+  f: number,
+  channelPlanes: NDArray[],
+  settings: ChannelSettings[],
+): Uint8Array {
+  const [rows, cols] = channelPlanes[0]!.shape as [number, number];
+  const out = new Uint8Array(W * H * 4);
+  const channels = settings
+    .map((s, index) => ({ index, settings: s }))
+    .filter((c) => c.settings.active);
+  for (let py = 0; py < H; py++) {
+    const row = Math.floor((view.cy + (py + 0.5 - H / 2) / view.zoom) / f);
+    if (row < 0 || row >= rows) continue;
+    for (let px = 0; px < W; px++) {
+      const col = Math.floor((view.cx + (px + 0.5 - W / 2) / view.zoom) / f);
+      if (col < 0 || col >= cols) continue;
+      const rgba = compositeColour(channels, (c) => numberAt(channelPlanes[c]!, row * cols + col));
+      out.set(rgba, 4 * (py * W + px));
+    }
+  }
+  return out;
+}
+
+const tint = (color: [number, number, number], lo: number, hi: number): ChannelSettings => ({
+  label: "",
+  map: "tint",
+  color,
+  lo,
+  hi,
+  active: true,
+});
+
+/** The `view` of the page URL (written 100 ms after a change). */
+async function urlView(page: Page): Promise<View> {
+  await page.waitForFunction(() => new URL(location.href).searchParams.has("view"));
+  const [cx, cy, zoom] = new URL(page.url()).searchParams.get("view")!.split(",").map(Number);
+  return { cx: cx!, cy: cy!, zoom: zoom! };
+}
+
 describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
   let work: string;
   let server: StaticServer;
-  let zarrServe: ChildProcess | undefined;
+  const served: ChildProcess[] = [];
   let dataUrl = "";
+  let weatherUrl = "";
   const dataLog: DataRequest[] = [];
   let context: BrowserContext;
   let page: Page;
   const pageErrors: string[] = [];
+  const weather = fileURLToPath(new URL("../../data/weather.zarr", import.meta.url));
+  const docs = join(viewerDir, "docs");
+  let app = "";
+
+  const open = (store: string, query = "") =>
+    afterRead(page, () => page.goto(`${app}?store=${encodeURIComponent(store)}${query}`), true);
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "zarr-viewer-"));
@@ -243,20 +217,31 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
       dirname(createRequire(import.meta.url).resolve("vite/package.json")),
       "bin/vite.js",
     );
+    const data = join(work, "data");
+    mkdirSync(data);
     await Promise.all([
       promisify(execFile)(
         process.execPath,
         [vite, "build", "--outDir", appDir, "--logLevel", "warn"],
         { cwd: viewerDir },
       ),
-      writeArray(join(work, "demo.zarr")),
+      (async () => {
+        await makeOme05(join(data, "ome05.zarr"));
+        await makeOme04(join(data, "ome04.zarr"));
+        await makeBig(join(data, "big.zarr"));
+      })(),
     ]);
     server = await startStaticServer({ "/app/": appDir });
-    ({ child: zarrServe, url: dataUrl } = await startZarrServe(join(work, "demo.zarr")));
+    app = `${server.origin}/app/index.html`;
+    const a = await startZarrServe(data);
+    const b = await startZarrServe(weather);
+    served.push(a.child, b.child);
+    dataUrl = a.url;
+    weatherUrl = b.url;
     context = await chromium.launchPersistentContext(join(work, "profile"), {
       executablePath: CHROMIUM,
       headless: true,
-      viewport: { width: 1000, height: 680 },
+      viewport: { width: 1280, height: 720 },
       args: [
         "--no-sandbox",
         "--disable-gpu",
@@ -268,13 +253,18 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
       ],
     });
     page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(30_000);
     page.on("pageerror", (e) => pageErrors.push(e.message));
-    // What the page asked the data server for, as the browser saw it.
+    // Console errors, except the browser's own line for a 404 (absent keys are part of
+    // Zarr: a v2 node has no zarr.json, a chunk may be missing).
+    page.on("console", (m) => {
+      if (m.type() === "error" && !/status of 404/.test(m.text())) pageErrors.push(m.text());
+    });
     const entries = new Map<Request, DataRequest>();
     page.on("request", (request) => {
       const url = new URL(request.url());
-      if (url.origin !== new URL(dataUrl).origin) return;
+      if (url.origin !== new URL(dataUrl).origin && url.origin !== new URL(weatherUrl).origin)
+        return;
       const entry: DataRequest = { path: url.pathname };
       entries.set(request, entry);
       dataLog.push(entry);
@@ -288,164 +278,204 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
   afterAll(async () => {
     await context?.close();
     await server?.close();
-    zarrServe?.kill();
+    for (const child of served) child.kill();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("opens the array from the URL and draws plane 0 with the array's values (16 chunks of 35)", async () => {
-    const from = dataLog.length;
-    await afterRead(page, async () => {
-      await page.goto(
-        `${server.origin}/app/index.html?store=${encodeURIComponent(dataUrl)}&array=volume&min=-60&max=90`,
-      );
-    });
-    expect(chunkKeysFetched(dataLog, from)).toEqual(expectedKeys({}));
-    expect(chunkKeysFetched(dataLog, from)).toHaveLength(16);
-    // Lazy codecs stay unloaded for a gzip array: one script, no WebAssembly.
-    const assets = server.log.filter((r) => r.path.startsWith("/app/assets/"));
-    expect(assets.filter((r) => r.path.endsWith(".js"))).toHaveLength(1);
-    expect(assets.filter((r) => r.path.endsWith(".wasm"))).toEqual([]);
+  const ome05Channels = [tint([0, 255, 0], 0, 4000), tint([255, 0, 255], 500, 3500)];
+  const ome05Planes = (level: number) =>
+    planes(join(work, "data/ome05.zarr"), String(level), (c) => [c, 1], 2);
+
+  it("OME-Zarr 0.5 (sharded v3): the fitted view draws level 1 with omero colours and windows", async () => {
+    await open(`${dataUrl}ome05.zarr/`);
+    const view = await urlView(page);
+    expect(view).toEqual({ cx: 512, cy: 512, zoom: 0.5 });
     const pixels = await canvasPixels(page);
-    expect([pixels.height, pixels.width]).toEqual([256, 256]);
-    const w = { rowStart: 0, colStart: 0, rows: 256, cols: 256 };
-    expect(compare(pixels.data, expectedPixels(0, w, -60, 90, "viridis"), 256)).toEqual({
-      mismatches: 0,
-    });
+    expect([pixels.width, pixels.height]).toEqual([W, H]);
+    const expected = expectedCanvas(view, 2, await ome05Planes(1), ome05Channels);
+    expect(compare(pixels.data, expected, W)).toEqual({ mismatches: 0 });
+    // Only level 1 was read: its 4 x 4 inner chunks of z = 1 (defaultZ) for 2 channels.
+    const chunkReads = dataLog.filter((r) => /\/ome05\.zarr\/\d+\/c\//.test(r.path));
+    expect(chunkReads.every((r) => r.path.includes("/ome05.zarr/1/c/"))).toBe(true);
+    const info = await page.locator("#info").textContent();
+    expect(info).toContain("OME-Zarr 0.5");
+    expect(info).toContain(
+      "sharding_indexed (inner chunks [1, 1, 128, 128]; codecs: bytes (endian little) → gzip (level 1); index: bytes (endian little) → crc32c",
+    );
     expect(pageErrors).toEqual([]);
   });
 
-  it("the time slider reads only plane 2's chunks in view", async () => {
+  it("panning within the tiles already read makes no request", async () => {
     const from = dataLog.length;
-    await afterRead(page, () => page.locator("#index-0").fill("2"));
-    expect(chunkKeysFetched(dataLog, from)).toEqual(expectedKeys({ indices: [2, 0, 0] }));
-    const pixels = await canvasPixels(page);
-    const w = { rowStart: 0, colStart: 0, rows: 256, cols: 256 };
-    expect(compare(pixels.data, expectedPixels(2, w, -60, 90, "viridis"), 256)).toEqual({
-      mismatches: 0,
-    });
-  });
-
-  it("panning the window reads the chunks under it; the missing chunk draws transparent", async () => {
-    let from = dataLog.length;
-    await afterRead(page, () => page.locator("#row-start").fill("44"));
-    expect(chunkKeysFetched(dataLog, from)).toEqual(
-      expectedKeys({ indices: [2, 0, 0], rowStart: 44 }),
-    );
-    from = dataLog.length;
-    await afterRead(page, () => page.locator("#col-start").fill("144"));
-    const keys = chunkKeysFetched(dataLog, from);
-    expect(keys).toEqual(expectedKeys({ indices: [2, 0, 0], rowStart: 44, colStart: 144 }));
-    expect(keys).toContain(`c/${HOLE.join("/")}`);
-    const hole = dataLog.slice(from).find((r) => r.path.endsWith(`/c/${HOLE.join("/")}`));
-    expect(hole?.status).toBe(404);
-    const pixels = await canvasPixels(page);
-    const w = { rowStart: 44, colStart: 144, rows: 256, cols: 256 };
-    const expected = expectedPixels(2, w, -60, 90, "viridis");
-    expect(compare(pixels.data, expected, 256)).toEqual({ mismatches: 0 });
-    // The hole's 44 x 64 elements are transparent.
-    let transparent = 0;
-    for (let p = 3; p < pixels.data.length; p += 4) if (pixels.data[p] === 0) transparent++;
-    expect(transparent).toBe(44 * 64);
-  });
-
-  it("changing the colour range and map redraws without reading anything", async () => {
-    const from = dataLog.length;
-    await page.locator("#min").fill("-20");
-    await page.locator("#max").fill("40");
-    await page.locator("#cmap").selectOption("diverging");
-    const pixels = await canvasPixels(page);
-    const w = { rowStart: 44, colStart: 144, rows: 256, cols: 256 };
-    expect(compare(pixels.data, expectedPixels(2, w, -20, 40, "diverging"), 256)).toEqual({
-      mismatches: 0,
+    await afterRead(page, async () => {
+      await page.mouse.move(400, 300);
+      await page.mouse.down();
+      await page.mouse.move(430, 320, { steps: 3 });
+      await page.mouse.up();
     });
     expect(dataLog.slice(from)).toEqual([]);
   });
 
-  it("saves a screenshot", async () => {
-    await page.locator("#cmap").selectOption("viridis");
-    await page.locator("#auto-range").click();
-    await page.locator("#view").hover({ position: { x: 200, y: 300 } });
-    const outDir = join(viewerDir, "test-results");
-    mkdirSync(outDir, { recursive: true });
-    const file = join(outDir, "viewer.png");
-    await page.screenshot({ path: file });
-    console.log(`viewer screenshot: ${file}`);
-    expect(existsSync(file)).toBe(true);
-    expect(await page.locator("#readout").textContent()).toMatch(/^\[\d+, \d+\] = /);
-    expect(pageErrors).toEqual([]);
+  it("a plane seen before is drawn again without requests (decoded chunks kept)", async () => {
+    let from = dataLog.length;
+    await afterRead(page, () => page.locator("#axis-z").fill("2"));
+    expect(dataLog.slice(from).length).toBeGreaterThan(0);
+    from = dataLog.length;
+    await afterRead(page, () => page.locator("#axis-z").fill("1"));
+    expect(dataLog.slice(from)).toEqual([]);
+    const expected = expectedCanvas(await urlView(page), 2, await ome05Planes(1), ome05Channels);
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
   });
 
-  it("a sharded blosc array (examples/data/weather.zarr) loads blosc on demand and draws its values", async () => {
-    const weather = fileURLToPath(new URL("../../data/weather.zarr", import.meta.url));
-    const served = await startZarrServe(weather);
-    try {
-      const assetsBefore = server.log.filter((r) => r.path.endsWith(".js")).length;
-      await afterRead(
-        page,
-        () =>
-          page.goto(
-            `${server.origin}/app/index.html?store=${encodeURIComponent(served.url)}&array=temperature&min=-5&max=30`,
-          ),
-        true,
-      );
-      // The reference: the same plane read in Node from the directory.
-      const array = await openArray(new FileSystemStore(weather), "temperature");
-      const plane = await array.get([0, null, null]);
-      const [rows, cols] = plane.shape as [number, number];
-      const table = COLOUR_MAPS.viridis!;
-      const expected = new Uint8Array(rows * cols * 4);
-      for (let i = 0; i < rows * cols; i++) {
-        const k = colourIndex((plane.data as Float32Array)[i]!, -5, 30);
-        if (k >= 0) expected.set([table[3 * k]!, table[3 * k + 1]!, table[3 * k + 2]!, 255], 4 * i);
-      }
-      const pixels = await canvasPixels(page);
-      expect([pixels.height, pixels.width]).toEqual([rows, cols]);
-      expect(compare(pixels.data, expected, cols)).toEqual({ mismatches: 0 });
-      // index.js and, loaded on demand (the page reloaded: they are fetched again), the
-      // blosc codec, core's sharding_indexed codec, the crc32c codec of its index and
-      // codec-blosc's WebAssembly block kernels (the data is blosc lz4).
-      const scripts = server.log.filter((r) => r.path.endsWith(".js")).slice(assetsBefore);
-      expect(scripts, scripts.map((r) => r.path).join(", ")).toHaveLength(5);
-      expect(scripts.some((r) => /crc32c-[^/]*\.js$/.test(r.path))).toBe(true);
-      expect(scripts.some((r) => /kernels-wasm\.generated-[^/]*\.js$/.test(r.path))).toBe(true);
-      expect(server.log.some((r) => r.path.endsWith(".wasm"))).toBe(false);
-      expect(pageErrors).toEqual([]);
-    } finally {
-      served.child.kill();
-    }
-  });
-
-  it("a zstd array loads the codec and its WebAssembly on demand and draws its values", async () => {
-    // libzstd's WebAssembly is inlined in a chunk of its own (no .wasm file to serve).
-    const isLibzstd = (path: string) => /zstd-wasm\.generated-[^/]*\.js$/.test(path);
-    const libzstdBefore = server.log.filter((r) => isLibzstd(r.path)).length;
-    await afterRead(
-      page,
+  it("zoomed in to level 0 and panned by dragging: pixels match level 0, and the URL restores the view", async () => {
+    await open(`${dataUrl}ome05.zarr/`, "&view=512,512,1");
+    let view = await urlView(page);
+    const level0 = await ome05Planes(0);
+    let expected = expectedCanvas(view, 1, level0, ome05Channels);
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
+    const box = (await page.locator("#view").boundingBox())!;
+    await page.mouse.move(box.x + 400, box.y + 300);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 300, box.y + 250, { steps: 4 });
+    await page.mouse.up();
+    // The drag's last move is in the URL (written 100 ms after it) and its tiles are drawn.
+    await page.waitForFunction(
       () =>
-        page.goto(
-          `${server.origin}/app/index.html?store=${encodeURIComponent(dataUrl)}&array=small&min=-500&max=500`,
-        ),
-      true,
+        new URL(location.href).searchParams.get("view") === "612,562,1" &&
+        document.getElementById("status")!.dataset.state === "ready",
     );
-    const table = COLOUR_MAPS.viridis!;
-    const expected = new Uint8Array(40 * 50 * 4);
-    for (let i = 0; i < 40 * 50; i++) {
-      const k = colourIndex(((i * 37) % 1001) - 500, -500, 500);
-      expected.set([table[3 * k]!, table[3 * k + 1]!, table[3 * k + 2]!, 255], 4 * i);
-    }
-    const pixels = await canvasPixels(page);
-    expect([pixels.height, pixels.width]).toEqual([40, 50]);
-    expect(compare(pixels.data, expected, 50)).toEqual({ mismatches: 0 });
-    const libzstd = server.log.filter((r) => isLibzstd(r.path)).slice(libzstdBefore);
-    expect(libzstd.map((r) => r.status)).toEqual([200]);
-    expect(server.log.some((r) => r.path.endsWith(".wasm"))).toBe(false);
+    view = await urlView(page);
+    expect(view).toEqual({ cx: 612, cy: 562, zoom: 1 });
+    expected = expectedCanvas(view, 1, level0, ome05Channels);
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
+    // Values and coordinates under the cursor, with units.
+    await page.mouse.move(box.x + 384, box.y + 256);
+    const readout = await page.locator("#readout").textContent();
+    const v = numberAt(level0[0]!, 562 * 1024 + 612);
+    expect(readout).toContain("[562, 612]");
+    expect(readout).toContain("x 306 micrometer");
+    expect(readout).toContain(`rings ${v}`);
+    // The URL holds the state: a reload draws the same pixels.
+    await afterRead(page, () => page.reload(), true);
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
+    mkdirSync(docs, { recursive: true });
+    await page.screenshot({ path: join(docs, "ome05-level0.png") });
     expect(pageErrors).toEqual([]);
   });
 
-  it("reports a missing array in the status line", async () => {
-    await page.goto(
-      `${server.origin}/app/index.html?store=${encodeURIComponent(dataUrl)}&array=nope`,
+  it("a 4096² pyramid: the first image reads at most 6 chunks (level 3's four)", async () => {
+    const from = dataLog.length;
+    await open(`${dataUrl}big.zarr/`);
+    const chunks = dataLog.slice(from).filter((r) => /\/big\.zarr\/\d+\/c\//.test(r.path));
+    expect(chunks.length).toBeLessThanOrEqual(6);
+    expect(chunks.map((r) => r.path).sort()).toEqual(
+      ["0/0", "0/1", "1/0", "1/1"].map((k) => `/big.zarr/3/c/${k}`),
     );
+    expect(await urlView(page)).toEqual({ cx: 2048, cy: 2048, zoom: 0.125 });
+  });
+
+  it("OME-Zarr 0.4 (v2): loads the v2 format on demand, three tinted channels, the time slider", async () => {
+    const scriptsBefore = server.log.filter((r) => r.path.endsWith(".js")).length;
+    await open(`${dataUrl}ome04.zarr/`);
+    const scripts = server.log
+      .slice(0)
+      .filter((r) => r.path.endsWith(".js"))
+      .slice(scriptsBefore);
+    expect(scripts.length).toBeGreaterThan(1); // index.js and the lazily loaded v2 support
+    const channels = [
+      tint([255, 0, 0], 0, 255),
+      tint([0, 255, 0], 0, 255),
+      tint([0, 0, 255], 0, 255),
+    ];
+    const dir = join(work, "data/ome04.zarr");
+    let view = await urlView(page);
+    expect(view.zoom).toBe(1);
+    let expected = expectedCanvas(view, 1, await planes(dir, "0", (c) => [0, c], 3), channels);
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
+    await afterRead(page, () => page.locator("#axis-t").fill("1"));
+    view = await urlView(page);
+    expected = expectedCanvas(view, 1, await planes(dir, "0", (c) => [1, c], 3), channels);
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
+    await page.screenshot({ path: join(docs, "ome04.png") });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("the weather dataset: the sharded blosc array and the v2 legacy/pressure draw their values", async () => {
+    for (const [path, lo, hi, leading] of [
+      ["temperature", -5, 30, [0]],
+      ["legacy/pressure", 900, 1100, [0]],
+    ] as const) {
+      await open(weatherUrl, `&path=${path}&ch=${lo}:${hi}:1`);
+      const view = await urlView(page);
+      const plane = await planes(weather, path, () => [...leading], 1);
+      const expected = expectedCanvas(view, 1, plane, [
+        { label: "", map: "viridis", color: [0, 0, 0], lo, hi, active: true },
+      ]);
+      expect(compare((await canvasPixels(page)).data, expected, W), path).toEqual({
+        mismatches: 0,
+      });
+      if (path === "temperature") await page.screenshot({ path: join(docs, "weather.png") });
+    }
+    expect(await page.locator("#info").textContent()).toContain("zarr v2");
+    // The store cannot list: the tree holds the paths opened.
+    expect(await page.locator("#tree").textContent()).toContain("cannot be listed");
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("a local folder (<input webkitdirectory>): the tree lists the hierarchy, v2 nodes included; a click opens an array", async () => {
+    await page.goto(app);
+    await afterRead(page, () => page.locator("#dir-files").setInputFiles(weather));
+    const tree = page.locator("#tree");
+    for (const path of [
+      "temperature",
+      "masks",
+      "legacy",
+      "legacy/pressure",
+      "legacy/station_ids",
+    ]) {
+      await expect.poll(() => tree.locator(`button[data-path="${path}"]`).count()).toBe(1);
+    }
+    await afterRead(page, () => tree.locator('button[data-path="legacy/pressure"]').click());
+    await page.locator("#ch-0-lo").fill("900");
+    await afterRead(page, () => page.locator("#ch-0-hi").fill("1100"));
+    const plane = await planes(weather, "legacy/pressure", () => [0], 1);
+    const expected = expectedCanvas(await urlView(page), 1, plane, [
+      { label: "", map: "viridis", color: [0, 0, 0], lo: 900, hi: 1100, active: true },
+    ]);
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
+    await page.screenshot({ path: join(docs, "local-folder.png") });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("a local .zip of a folder: the hierarchy inside is found and drawn", async () => {
+    const zipFile = join(work, "ome04.zip");
+    try {
+      await promisify(execFile)("zip", ["-q", "-r", zipFile, "ome04.zarr"], {
+        cwd: join(work, "data"),
+      });
+    } catch (e) {
+      console.warn(`zip not available (${(e as Error).message}): zip file test skipped`);
+      return;
+    }
+    await page.goto(app);
+    await afterRead(page, () => page.locator("#zip-file").setInputFiles(zipFile));
+    const channels = [
+      tint([255, 0, 0], 0, 255),
+      tint([0, 255, 0], 0, 255),
+      tint([0, 0, 255], 0, 255),
+    ];
+    const expected = expectedCanvas(
+      await urlView(page),
+      1,
+      await planes(join(work, "data/ome04.zarr"), "0", (c) => [0, c], 3),
+      channels,
+    );
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("reports a missing node in the status line", async () => {
+    await page.goto(`${app}?store=${encodeURIComponent(weatherUrl)}&path=nope`);
     await page.waitForFunction(() => document.getElementById("status")!.dataset.state === "error");
     expect(await page.locator("#status").textContent()).toContain("nope");
   });
