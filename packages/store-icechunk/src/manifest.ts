@@ -31,7 +31,7 @@ export class Manifest {
   readonly #fb: FlatBuffer;
   readonly #root: Table;
   readonly #arrays: VectorView;
-  readonly #checked = new Set<number>();
+  readonly #indexes = new Map<number, RefIndex>();
 
   constructor(fb: FlatBuffer) {
     this.#fb = fb;
@@ -45,61 +45,60 @@ export class Manifest {
     return encodeId(this.#root.requiredStruct(0, 12, "id"));
   }
 
-  /** The chunk references of node `nodeId` (a vector of ChunkRef tables), checked sorted. */
-  #refsOf(nodeId: Uint8Array, ndim: number): { table: Table; refs: VectorView } | undefined {
+  /** The chunk references of node `nodeId`, indexed on first use (their coordinates checked sorted). */
+  #refsOf(nodeId: Uint8Array, ndim: number): RefIndex | undefined {
     for (let i = 0; i < this.#arrays.length; i++) {
       const array = this.#root.tableAt(this.#arrays, i, `Manifest.arrays[${i}]`);
       if (compareBytes(array.requiredStruct(0, 8, "node_id"), nodeId) !== 0) continue;
-      const refs = array.requiredVector(1, 4, "refs");
-      if (!this.#checked.has(i)) {
-        this.#checkSorted(array, refs, ndim, i);
-        this.#checked.add(i);
+      let index = this.#indexes.get(i);
+      if (index === undefined) {
+        index = this.#buildIndex(array, ndim, i);
+        this.#indexes.set(i, index);
       }
-      return { table: array, refs };
+      return index;
     }
     return undefined;
   }
 
-  /** ChunkRef.index values MUST ascend (lookups bisect); each has `ndim` coordinates. */
-  #checkSorted(array: Table, refs: VectorView, ndim: number, i: number): void {
-    let previous: number[] | undefined;
+  /**
+   * Reads every ref's coordinates into one flat array (`ndim` numbers per
+   * ref: 4 bytes per coordinate, bounded by the manifest's own size), checking
+   * that each has `ndim` of them and that they ascend, as manifest.fbs
+   * requires: lookups bisect it without touching the flatbuffer.
+   */
+  #buildIndex(array: Table, ndim: number, i: number): RefIndex {
+    const refs = array.requiredVector(1, 4, "refs");
+    const coords = new Uint32Array(refs.length * ndim);
+    const tables = new Uint32Array(refs.length);
     for (let r = 0; r < refs.length; r++) {
-      const index = this.#index(array, refs, r);
-      if (index.length !== ndim) {
+      const ref = array.tableAt(refs, r, `Manifest.arrays[${i}].refs[${r}]`);
+      const v = ref.requiredVector(0, 4, "index");
+      if (v.length !== ndim) {
         this.#fb.fail(
-          `Manifest.arrays[${i}].refs[${r}] has ${index.length} coordinates, the array has ${ndim} dimensions`,
+          `Manifest.arrays[${i}].refs[${r}] has ${v.length} coordinates, the array has ${ndim} dimensions`,
         );
       }
-      if (previous !== undefined && compareCoords(previous, index) >= 0) {
+      for (let d = 0; d < ndim; d++) coords[r * ndim + d] = this.#fb.u32(v.start + 4 * d);
+      if (r > 0 && compareAt(coords, (r - 1) * ndim, coords, r * ndim, ndim) >= 0) {
         this.#fb.fail(`Manifest.arrays[${i}].refs are not sorted by chunk index (at ref ${r})`);
       }
-      previous = index;
+      tables[r] = ref.pos;
     }
-  }
-
-  #ref(array: Table, refs: VectorView, r: number): Table {
-    return array.tableAt(refs, r, `ChunkRef ${r}`);
-  }
-
-  #index(array: Table, refs: VectorView, r: number): number[] {
-    const ref = this.#ref(array, refs, r);
-    const v = ref.requiredVector(0, 4, "index");
-    const out: number[] = [];
-    for (let d = 0; d < v.length; d++) out.push(this.#fb.u32(v.start + 4 * d));
-    return out;
+    return { coords, tables, ndim };
   }
 
   /** The location of chunk `coords` of node `nodeId`, or `undefined` when this manifest has none. */
   find(nodeId: Uint8Array, ndim: number, coords: readonly number[]): ChunkLocation | undefined {
-    const found = this.#refsOf(nodeId, ndim);
-    if (found === undefined) return undefined;
-    const { table, refs } = found;
+    const index = this.#refsOf(nodeId, ndim);
+    if (index === undefined) return undefined;
+    const target = Uint32Array.from(coords);
     let lo = 0;
-    let hi = refs.length;
+    let hi = index.tables.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareCoords(this.#index(table, refs, mid), coords);
-      if (c === 0) return this.#location(this.#ref(table, refs, mid), coords);
+      const c = compareAt(index.coords, mid * ndim, target, 0, ndim);
+      if (c === 0)
+        return this.#location(this.#fb.table(index.tables[mid], `ChunkRef ${mid}`), coords);
       if (c < 0) lo = mid + 1;
       else hi = mid;
     }
@@ -108,9 +107,11 @@ export class Manifest {
 
   /** Every chunk index of node `nodeId` in this manifest, in order. */
   *indices(nodeId: Uint8Array, ndim: number): Generator<number[]> {
-    const found = this.#refsOf(nodeId, ndim);
-    if (found === undefined) return;
-    for (let r = 0; r < found.refs.length; r++) yield this.#index(found.table, found.refs, r);
+    const index = this.#refsOf(nodeId, ndim);
+    if (index === undefined) return;
+    for (let r = 0; r < index.tables.length; r++) {
+      yield Array.from(index.coords.subarray(r * ndim, (r + 1) * ndim));
+    }
   }
 
   #location(ref: Table, coords: readonly number[]): ChunkLocation {
@@ -146,8 +147,15 @@ export class Manifest {
   }
 }
 
-function compareCoords(a: readonly number[], b: readonly number[]): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
-  return a.length - b.length;
+/** The refs of one array: coordinates laid end to end (`ndim` per ref) and the positions of the ref tables. */
+interface RefIndex {
+  coords: Uint32Array;
+  tables: Uint32Array;
+  ndim: number;
+}
+
+/** Compares `n` coordinates of `a` from `i` with those of `b` from `j`. */
+function compareAt(a: Uint32Array, i: number, b: Uint32Array, j: number, n: number): number {
+  for (let d = 0; d < n; d++) if (a[i + d] !== b[j + d]) return a[i + d] - b[j + d];
+  return 0;
 }
