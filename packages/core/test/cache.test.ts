@@ -279,14 +279,40 @@ describe("ChunkCache: invalidation", () => {
     expect(chunkCache.bytes).toBe(0);
   });
 
-  it("a write while a read is loading: the read's old value is not kept", async () => {
-    const store = new MemoryStore();
-    const a = await grid(store);
+  it("a write landing while a read loads: the read's old value is not kept", async () => {
+    const memory = new MemoryStore();
+    await grid(memory);
+    // A store whose reads of chunk (0, 0) fetch the value, then wait for the gate.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let fetched!: () => void;
+    const wasFetched = new Promise<void>((resolve) => {
+      fetched = resolve;
+    });
+    const gated = {
+      async get(key: string, range?: Parameters<MemoryStore["get"]>[1]) {
+        const value = await memory.get(key, range);
+        if (key === "a/c/0/0") {
+          fetched();
+          await gate;
+        }
+        return value;
+      },
+      set: memory.set.bind(memory),
+      erase: memory.erase.bind(memory),
+    };
+    const reader = await openArray(gated, "a");
     const chunkCache = new ChunkCache({ maxBytes: 1 << 20 });
-    const reading = a.get([0, 0], { chunkCache }); // decode waits a turn of the event loop
-    const writing = a.set([0, 0], 11);
-    await Promise.all([reading, writing]);
-    expect(values(await a.get([0, 0], { chunkCache }))).toEqual([11]);
+    const reading = reader.get([0, 0], { chunkCache });
+    await wasFetched; // the old value is in hand
+    await reader.setChunk([0, 0], { data: new Float32Array(256).fill(11) });
+    open();
+    expect(values(await reading)).toEqual([0]); // concurrent with the write: either value
+    expect(chunkCache.size).toBe(0);
+    expect(values(await reader.get([0, 0], { chunkCache }))).toEqual([11]);
+    expect(values(await reader.get([0, 0], { chunkCache }))).toEqual([11]);
   });
 });
 
