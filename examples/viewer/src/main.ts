@@ -633,7 +633,8 @@ async function openPath(path: string, restore: Partial<UrlState>): Promise<void>
     buildControls(session);
     saveUrl();
     draw();
-    void showTree(src, await rootNode(src));
+    // The tree starts at the store's root (the node just opened, when it is the root).
+    void showTree(src, node.path === src.root ? node : await rootNode(src));
   } catch (e) {
     setStatus("error", (e as Error).message);
   }
