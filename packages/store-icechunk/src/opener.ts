@@ -15,7 +15,7 @@
 import { type AnyStore, openStore, StoreError } from "@zarr/core";
 import type { StoreOpener } from "@zarr/core/store";
 import type { VersionSelector } from "./repository.js";
-import { IcechunkStore } from "./store.js";
+import { IcechunkStore, type IcechunkStoreOptions } from "./store.js";
 
 /** The parts of an `icechunk:` URL. */
 export interface IcechunkUrl {
@@ -66,7 +66,9 @@ export function parseIcechunkUrl(url: string): IcechunkUrl {
 /**
  * Opens `icechunk:` URLs as read-only {@link IcechunkStore}s. `options` are
  * passed to the opener of the repository's own scheme (credentials, headers)
- * and to the stores opened for virtual chunks; `signal` cancels opening.
+ * and to the stores opened for virtual chunks; `signal` cancels opening;
+ * `allowLocalFiles: true` honours the repository's `file:` virtual chunk
+ * containers (see {@link IcechunkStoreOptions.allowLocalFiles}).
  */
 export const icechunkStoreOpener: StoreOpener = {
   async open(url: string, options: Record<string, unknown> = {}): Promise<AnyStore> {
@@ -78,6 +80,7 @@ export const icechunkStoreOpener: StoreOpener = {
         version,
         signal,
         virtualStoreOptions: () => ({ ...options, signal: undefined }),
+        allowLocalFiles: options.allowLocalFiles === true,
       });
     } catch (e) {
       await repo.close?.();

@@ -43,6 +43,14 @@ export interface IcechunkStoreOptions {
   virtualChunkContainers?: VirtualChunkContainer[];
   /** Ignore the repository's configured containers, use `virtualChunkContainers` only. */
   onlyTheseContainers?: boolean;
+  /**
+   * Honour `file:` containers of the repository's configuration (default
+   * `false`): a repository from elsewhere could otherwise point virtual chunks
+   * at local files (e.g. a served repository exposing the server's files).
+   * Icechunk itself reads no container the user has not authorized;
+   * `virtualChunkContainers` given here are always honoured.
+   */
+  allowLocalFiles?: boolean;
   /** Options for the stores opened for virtual chunk targets, given the target's parent URL. */
   virtualStoreOptions?: (url: string) => Record<string, unknown>;
   /** Cancels opening. */
@@ -83,6 +91,8 @@ export class IcechunkStore implements AnyStore {
   readonly #nodes: Map<string, SnapshotNode>;
   readonly #limits: ReadLimits;
   readonly #containers: VirtualChunkContainer[];
+  /** Containers of the repository left out because they are local (`allowLocalFiles` is false). */
+  readonly #localContainers: VirtualChunkContainer[];
   readonly #manifests = new Map<string, Promise<Manifest>>();
   readonly #virtualStoreOptions?: (url: string) => Record<string, unknown>;
   #targets?: TargetResolver;
@@ -100,9 +110,13 @@ export class IcechunkStore implements AnyStore {
     this.#limits = limits;
     this.#nodes = new Map(snapshot.nodes.map((n) => [n.key, n]));
     const extra = options.virtualChunkContainers ?? [];
-    this.#containers = (
-      options.onlyTheseContainers ? [...extra] : [...state.containers, ...extra]
-    ).sort((a, b) => b.urlPrefix.length - a.urlPrefix.length);
+    const configured = options.onlyTheseContainers ? [] : state.containers;
+    const isLocal = (c: VirtualChunkContainer) => /^file:/i.test(c.urlPrefix);
+    this.#localContainers = options.allowLocalFiles ? [] : configured.filter(isLocal);
+    this.#containers = [
+      ...(options.allowLocalFiles ? configured : configured.filter((c) => !isLocal(c))),
+      ...extra,
+    ].sort((a, b) => b.urlPrefix.length - a.urlPrefix.length);
     this.#virtualStoreOptions = options.virtualStoreOptions;
   }
 
@@ -323,6 +337,15 @@ export class IcechunkStore implements AnyStore {
     options?: StoreOptions,
   ): Promise<Uint8Array> {
     const match = matchContainer(location.url, this.#containers);
+    const local =
+      match === undefined ? matchContainer(location.url, this.#localContainers) : undefined;
+    if (local !== undefined) {
+      throw new StoreError(
+        `icechunk chunk ${key} is a virtual reference to ${JSON.stringify(local.url)}, a local file of the ` +
+          `repository's container ${local.container.urlPrefix}: local files are read only with allowLocalFiles: true`,
+        { path: key },
+      );
+    }
     if (match === undefined) {
       throw new StoreError(
         `icechunk chunk ${key} is a virtual reference to ${JSON.stringify(location.url)}, which lies in no ` +

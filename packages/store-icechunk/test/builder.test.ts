@@ -140,7 +140,9 @@ describe.each([
   ["spec v1, zstd", 1, 1],
 ] as const)("a repository built from the specification (%s)", (_, specVersion, compression) => {
   const containers =
-    specVersion === 2 ? { virtualChunkContainers: [{ urlPrefix: container }] } : {};
+    specVersion === 2
+      ? { virtualChunkContainers: [{ urlPrefix: container }] }
+      : { allowLocalFiles: true };
 
   it("reads native (two in one file), inline and virtual chunks through zarr", async () => {
     const { store: repo } = await buildRepository(spec(specVersion, compression));
@@ -212,7 +214,9 @@ describe.each([
 describe("virtual chunk containers (icechunk's VirtualChunkResolver)", () => {
   it("a spec v1 config.yaml container authorizes its prefix; a URL outside is a StoreError", async () => {
     const built = spec(1);
-    const store = await IcechunkStore.open((await buildRepository(built)).store);
+    const store = await IcechunkStore.open((await buildRepository(built)).store, {
+      allowLocalFiles: true,
+    });
     expect(await store.get("g/data/c/1/1")).toEqual(Uint8Array.of(13, 14, 15, 16));
     const none = await IcechunkStore.open(
       (await buildRepository({ ...built, containersYaml: "manifest: null\n" })).store,
@@ -223,18 +227,34 @@ describe("virtual chunk containers (icechunk's VirtualChunkResolver)", () => {
     expect(err.message).toContain("g/data/c/1/1");
   });
 
+  it("a file: container of the repository is honoured only with allowLocalFiles", async () => {
+    const store = await IcechunkStore.open((await buildRepository(spec(1))).store);
+    const err = await store.get("g/data/c/1/1").catch((e) => e);
+    expect(err).toBeInstanceOf(StoreError);
+    expect(err.message).toMatch(/local files are read only with allowLocalFiles: true/);
+    // a container the caller names is its own choice
+    const named = await IcechunkStore.open((await buildRepository(spec(1))).store, {
+      virtualChunkContainers: [{ urlPrefix: container }],
+    });
+    expect(await named.get("g/data/c/1/1")).toEqual(Uint8Array.of(13, 14, 15, 16));
+  });
+
   it("vcc://NAME/path locations expand with the named container's prefix", async () => {
     const built = spec(1);
     const manifest = built.manifests[1].arrays[0].refs[1];
     manifest.location = "vcc://local/target.nc";
-    const store = await IcechunkStore.open((await buildRepository(built)).store);
+    const store = await IcechunkStore.open((await buildRepository(built)).store, {
+      allowLocalFiles: true,
+    });
     expect(await store.get("g/data/c/1/1")).toEqual(Uint8Array.of(13, 14, 15, 16));
   });
 
   it("a virtual target shorter than offset + length is a StoreError, never short data", async () => {
     const built = spec(1);
     built.manifests[1].arrays[0].refs[1].offset = 6;
-    const store = await IcechunkStore.open((await buildRepository(built)).store);
+    const store = await IcechunkStore.open((await buildRepository(built)).store, {
+      allowLocalFiles: true,
+    });
     await expect(store.get("g/data/c/1/1")).rejects.toThrow(StoreError);
   });
 });

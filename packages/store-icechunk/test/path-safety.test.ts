@@ -135,7 +135,7 @@ describe("virtual chunk URLs stay inside their container", () => {
       containersYaml:
         "virtual_chunk_containers:\n  d:\n    name: d\n    url_prefix: file:///data/ok/\n",
     });
-    return IcechunkStore.open(store);
+    return IcechunkStore.open(store, { allowLocalFiles: true });
   }
 
   it.each([
