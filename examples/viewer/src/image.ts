@@ -66,8 +66,16 @@ function levelOf(
   base?: { scale: number[]; shape: readonly number[] },
 ): ImageLevel {
   const chunk = readChunkShape(array);
-  const factor = (axis: number) =>
-    base ? scale[axis]! / base.scale[axis]! || base.shape[axis]! / array.shape[axis]! : 1;
+  // Level-0 elements per element: from the scales, or from the shapes when the
+  // scales say nothing (equal although the level is smaller, or not positive).
+  const factor = (axis: number) => {
+    if (!base) return 1;
+    const byScale = scale[axis]! / base.scale[axis]!;
+    const byShape = base.shape[axis]! / array.shape[axis]!;
+    return Number.isFinite(byScale) && byScale > 0 && !(byScale === 1 && byShape !== 1)
+      ? byScale
+      : byShape;
+  };
   return {
     array,
     path,

@@ -12,7 +12,6 @@ import { ChunkCache, type Group, type ZarrArray } from "@zarr/core";
 import { COLOUR_MAPS } from "./colormap.js";
 import {
   channelChunk,
-  type ImageLevel,
   imageOfArray,
   imageOfGroup,
   sliderAxes,
@@ -721,5 +720,3 @@ if (initial.store) {
     (e: Error) => setStatus("error", e.message),
   );
 }
-
-export type { ImageLevel };

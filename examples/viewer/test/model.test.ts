@@ -371,6 +371,22 @@ describe("images over arrays", () => {
     expect(readChunkShape(level.array)).toEqual([1, 8, 8]);
   });
 
+  it("levels whose scales say nothing (no transforms) get their factors from the shapes", async () => {
+    const store = new MemoryStore();
+    await createGroup(store, "", {
+      attributes: { multiscales: [{ axes: ["y", "x"], datasets: [{ path: "a" }, { path: "b" }] }] },
+    });
+    await createArray(store, "a", { shape: [40, 60], dataType: "uint8", chunkShape: [10, 10] });
+    await createArray(store, "b", { shape: [10, 15], dataType: "uint8", chunkShape: [10, 10] });
+    const image = (await imageOfGroup(await openGroup(store, "")))!;
+    expect(image.levels.map((l) => [l.fy, l.fx])).toEqual([
+      [1, 1],
+      [4, 4],
+    ]);
+    expect(image.channels[0]!.map).toBe("viridis"); // one channel, no omero: a colour map over the type's range
+    expect([image.channels[0]!.lo, image.channels[0]!.hi]).toEqual([0, 255]);
+  });
+
   it("a plain array: one level, the last two dimensions drawn, sliders for the rest", async () => {
     const store = await omeStore();
     const group = await openGroup(store, "plain");

@@ -9,7 +9,7 @@
  * screenshots go to docs/. Needs `pnpm build` first (the CLI's bin runs dist).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -459,7 +459,7 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it("a local .zip of a folder: the hierarchy inside is found and drawn", async () => {
+  it("a .zip of a folder, local and from a URL: the hierarchy inside is found and drawn", async () => {
     const zipFile = join(work, "ome04.zip");
     try {
       await promisify(execFile)("zip", ["-q", "-r", zipFile, "ome04.zarr"], {
@@ -483,6 +483,12 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
       channels,
     );
     expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
+    // The same archive from a URL, read by ranges (central directory, then the entries in view).
+    copyFileSync(zipFile, join(work, "data/ome04.zip"));
+    const from = dataLog.length;
+    await open(`${dataUrl}ome04.zip`);
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
+    expect(dataLog.slice(from).every((r) => r.path === "/ome04.zip")).toBe(true);
     expect(pageErrors).toEqual([]);
   });
 
