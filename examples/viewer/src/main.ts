@@ -169,7 +169,8 @@ function picture(
   s: Session,
   k: number,
   tile: Tile,
-  missing: Promise<void>[],
+  /** Where to put the reads of missing data; without it, nothing is read. */
+  missing?: Promise<void>[],
 ): HTMLCanvasElement | undefined {
   const channels = activeChannels(s);
   const level = s.image.levels[k]!;
@@ -181,6 +182,7 @@ function picture(
     const data = s.data.get(dataKey(s, k, cc, tile));
     if (!data) {
       complete = false;
+      if (!missing) return undefined;
       missing.push(fetchTile(s, k, cc, tile));
       continue;
     }
@@ -242,6 +244,7 @@ function draw(): void {
   const pictures = tiles.map((t) => picture(s, k, t, missing));
   ctx.clearRect(0, 0, width, height);
   ctx.imageSmoothingEnabled = false;
+  if (missing.length) drawPlaceholders(s, k);
   tiles.forEach((t, i) => {
     const p = pictures[i];
     if (p) ctx.drawImage(p, ...tileRect(level, t, s.view, width, height));
@@ -272,6 +275,21 @@ function draw(): void {
       `level ${k} (${level.height} × ${level.width}), ${tiles.length} tile(s) in view; ` +
         `chunk cache: ${chunkCache.stats.misses} read, ${chunkCache.stats.hits} reused`,
     );
+  }
+}
+
+/**
+ * Under tiles still loading: the coarser levels' tiles already decoded
+ * (coarsest first), so a pan or zoom shows a blurred image rather than a hole.
+ */
+function drawPlaceholders(s: Session, k: number): void {
+  const { width, height } = canvas;
+  for (let j = s.image.levels.length - 1; j > k; j--) {
+    const level = s.image.levels[j]!;
+    for (const t of visibleTiles(level, s.view, width, height)) {
+      const p = picture(s, j, t);
+      if (p) ctx.drawImage(p, ...tileRect(level, t, s.view, width, height));
+    }
   }
 }
 

@@ -333,6 +333,39 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
     expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
   });
 
+  it("zooming in shows the coarser level's tiles already read while the finer ones load", async () => {
+    // Hold every level-0 chunk request until the placeholder is checked.
+    let release = () => {};
+    const gate = new Promise<void>((ok) => {
+      release = ok;
+    });
+    const pattern = /\/ome05\.zarr\/0\/c\//;
+    await page.route(pattern, async (route) => {
+      await gate;
+      // The page may have moved on (a failed check): the request is gone then.
+      await route.continue().catch(() => {});
+    });
+    try {
+      await page.locator("#zoom-in").click();
+      await page.waitForFunction(
+        () =>
+          document.getElementById("status")!.dataset.state === "loading" &&
+          new URL(location.href).searchParams.get("view")?.endsWith(",1"),
+      );
+      const view = await urlView(page);
+      expect(view.zoom).toBe(1);
+      // Level 1 drawn 2x: every canvas pixel from the level-1 values.
+      const placeholder = expectedCanvas(view, 2, await ome05Planes(1), ome05Channels);
+      expect(compare((await canvasPixels(page)).data, placeholder, W)).toEqual({ mismatches: 0 });
+      await afterRead(page, async () => release());
+      const final = expectedCanvas(view, 1, await ome05Planes(0), ome05Channels);
+      expect(compare((await canvasPixels(page)).data, final, W)).toEqual({ mismatches: 0 });
+    } finally {
+      release();
+      await page.unroute(pattern);
+    }
+  });
+
   it("zoomed in to level 0 and panned by dragging: pixels match level 0, and the URL restores the view", async () => {
     await open(`${dataUrl}ome05.zarr/`, "&view=512,512,1");
     let view = await urlView(page);
