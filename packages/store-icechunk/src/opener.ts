@@ -68,7 +68,15 @@ export function parseIcechunkUrl(url: string): IcechunkUrl {
  * passed to the opener of the repository's own scheme (credentials, headers)
  * and to the stores opened for virtual chunks; `signal` cancels opening;
  * `allowLocalFiles: true` honours the repository's `file:` virtual chunk
- * containers (see {@link IcechunkStoreOptions.allowLocalFiles}).
+ * containers (see {@link IcechunkStoreOptions.allowLocalFiles}). Closing the
+ * store closes the repository's store too.
+ *
+ * @example
+ * ```ts
+ * import { registerStore } from "@zarr/core";
+ * import { icechunkStoreOpener } from "@zarr/store-icechunk";
+ * registerStore("icechunk", icechunkStoreOpener); // what "@zarr/store-icechunk/register" does
+ * ```
  */
 export const icechunkStoreOpener: StoreOpener = {
   async open(url: string, options: Record<string, unknown> = {}): Promise<AnyStore> {
@@ -81,6 +89,7 @@ export const icechunkStoreOpener: StoreOpener = {
         signal,
         virtualStoreOptions: () => ({ ...options, signal: undefined }),
         allowLocalFiles: options.allowLocalFiles === true,
+        closeRepository: true,
       });
     } catch (e) {
       await repo.close?.();

@@ -55,6 +55,8 @@ export interface IcechunkStoreOptions {
   virtualStoreOptions?: (url: string) => Record<string, unknown>;
   /** Cancels opening. */
   signal?: AbortSignal;
+  /** Close `repo` when this store is closed (the `icechunk:` opener sets it for the store it opened). */
+  closeRepository?: boolean;
 }
 
 /** Repository facts of an {@link IcechunkStore}. */
@@ -95,6 +97,7 @@ export class IcechunkStore implements AnyStore {
   readonly #localContainers: VirtualChunkContainer[];
   readonly #manifests = new Map<string, Promise<Manifest>>();
   readonly #virtualStoreOptions?: (url: string) => Record<string, unknown>;
+  readonly #closeRepository: boolean;
   #targets?: TargetResolver;
 
   private constructor(
@@ -118,6 +121,7 @@ export class IcechunkStore implements AnyStore {
       ...extra,
     ].sort((a, b) => b.urlPrefix.length - a.urlPrefix.length);
     this.#virtualStoreOptions = options.virtualStoreOptions;
+    this.#closeRepository = options.closeRepository === true;
   }
 
   /**
@@ -257,6 +261,7 @@ export class IcechunkStore implements AnyStore {
     this.#targets = undefined;
     this.#manifests.clear();
     await targets?.close();
+    if (this.#closeRepository) await this.#repo.close?.();
   }
 
   /** The node whose `zarr.json` `key` is, if any. */

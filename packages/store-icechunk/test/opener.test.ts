@@ -79,3 +79,22 @@ describe("listRefs", () => {
     expect(refs.branches.main).toBe(main.info.snapshotId);
   });
 });
+
+describe("closing", () => {
+  it("closes the repository's store only when asked (the icechunk: opener asks)", async () => {
+    for (const closeRepository of [false, true]) {
+      const inner = fixture("test-repo-v2");
+      let closed = 0;
+      const repo = {
+        get: inner.get.bind(inner),
+        close: async () => {
+          closed++;
+        },
+      };
+      const store = await IcechunkStore.open(repo, { closeRepository });
+      expect(await store.getSize("group1/small_chunks/c/0")).toBeGreaterThan(0);
+      await store.close();
+      expect(closed).toBe(closeRepository ? 1 : 0);
+    }
+  });
+});
