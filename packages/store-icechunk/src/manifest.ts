@@ -68,6 +68,14 @@ export class Manifest {
    */
   #buildIndex(array: Table, ndim: number, i: number): RefIndex {
     const refs = array.requiredVector(1, 4, "refs");
+    // each ref holds its own index vector (4 bytes a coordinate), so a manifest
+    // cannot justify more coordinates than it has bytes / 4; refs sharing one
+    // vector could otherwise make this index quadratic in the file's size
+    if (refs.length * ndim * 4 > this.#fb.bytes.length) {
+      this.#fb.fail(
+        `Manifest.arrays[${i}] has ${refs.length} refs of ${ndim} coordinates, more than its ${this.#fb.bytes.length} bytes hold`,
+      );
+    }
     const coords = new Uint32Array(refs.length * ndim);
     const tables = new Uint32Array(refs.length);
     for (let r = 0; r < refs.length; r++) {

@@ -10,9 +10,12 @@ import { collect, fixture, text } from "./helpers.js";
 
 const nan = Number.NaN;
 
+// test-repo-v2-migrated: test-repo-v1 migrated by icechunk 2 (a spec 2 repo info file,
+// the spec 1 snapshot and manifest files kept as they were)
 describe.each([
   ["test-repo-v1", 1],
   ["test-repo-v2", 2],
+  ["test-repo-v2-migrated", 2],
 ])("%s (spec v%i)", (name, specVersion) => {
   const open = (version: Parameters<typeof IcechunkStore.open>[1]) =>
     IcechunkStore.open(fixture(name), version);
