@@ -35,6 +35,8 @@ export interface RepositoryState {
   branches?: Map<string, string>;
   /** Spec v2: tag name → snapshot id; spec v1: `undefined` (read per ref). */
   tags?: Map<string, string>;
+  /** Spec v1: whether `config.yaml` exists (every Icechunk 1 repository has one). */
+  hasConfig?: boolean;
 }
 
 /** Reads `repo` (spec v2) or, when it is missing, the spec v1 layout. */
@@ -53,7 +55,7 @@ export async function readRepositoryState(
     const text = new TextDecoder().decode(yaml);
     containers = containersFromYaml(text);
   }
-  return { specVersion: 1, containers };
+  return { specVersion: 1, containers, hasConfig: yaml !== undefined };
 }
 
 function parseRepoInfo(root: Table): RepositoryState {
@@ -131,6 +133,12 @@ export async function resolveVersion(
     store.get(key, undefined, options),
     kind === "tag" ? store.get(`${key}.deleted`, { offset: 0, length: 0 }, options) : undefined,
   ]);
+  if (ref === undefined && !state.hasConfig) {
+    throw new StoreError(
+      `no icechunk repository here: neither a repo info file "repo" (spec 2) nor "config.yaml" and ${key} (spec 1)`,
+      { path: key },
+    );
+  }
   if (ref === undefined || deleted !== undefined) throw missing();
   let snapshot: unknown;
   try {

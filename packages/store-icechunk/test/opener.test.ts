@@ -62,6 +62,7 @@ describe("openStore with icechunk: URLs (local paths and file: URLs)", () => {
     await expect(openStore(`icechunk:${v2}?branch=nope`)).rejects.toThrow(/has no branch "nope"/);
     const empty = fileURLToPath(new URL("./fixtures", import.meta.url));
     await expect(openStore(`icechunk:${empty}`)).rejects.toThrow(StoreError);
+    await expect(openStore(`icechunk:${empty}`)).rejects.toThrow(/no icechunk repository here/);
   });
 
   it("an aborted signal rejects", async () => {
