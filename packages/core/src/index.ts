@@ -32,11 +32,7 @@
 
 export { ZarrArray } from "./array/array.js";
 export type { ArrayValue, GetOptions, ReadOptions, SetOptions } from "./array/types.js";
-export {
-  ChunkCache,
-  type ChunkCacheStats,
-  ENTRY_OVERHEAD_BYTES,
-} from "./cache/chunk-cache.js";
+export { ChunkCache, type ChunkCacheStats } from "./cache/chunk-cache.js";
 export {
   DEFAULT_DECODE_LIMITS,
   type DecodeLimits,

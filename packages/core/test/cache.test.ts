@@ -11,7 +11,6 @@ import {
   CodecError,
   CountingStore,
   createArray,
-  ENTRY_OVERHEAD_BYTES,
   MemoryStore,
   openArray,
   registerCodec,
@@ -48,6 +47,8 @@ beforeAll(() => {
 });
 
 const CHUNK_BYTES = 16 * 16 * 4;
+/** What each entry counts beside its values (ChunkCache's TSDoc). */
+const ENTRY_OVERHEAD_BYTES = 64;
 
 /** A 64 × 64 float32 array in 16 × 16 chunks holding 0, 1, 2, ... in C order. */
 async function grid(store: CountingStore | MemoryStore, path = "a") {

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { chunkCacheTag } from "../cache/read.js";
+import { chunkCacheTag } from "../cache/tag.js";
 import { reserveDecodeBytes, resolveDecodeLimits } from "../codecs/limits.js";
 import type { ByteGetter, ChunkSpec, NDArray } from "../codecs/types.js";
 import type { DataArray } from "../dtypes/types.js";

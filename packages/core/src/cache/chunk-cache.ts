@@ -4,14 +4,13 @@
  * @module
  */
 
-import { isResolvedStore } from "../store/resolve.js";
 import type { AnyStore, Store } from "../store/types.js";
-import { type ChunkCacheStats, ChunkEntries } from "./entries.js";
-import { storeId } from "./registry.js";
+import { type ChunkCacheStats, ChunkEntries, entriesKey } from "./entries.js";
+import { holdValuesOf, storeId } from "./registry.js";
 
-export { type ChunkCacheStats, ENTRY_OVERHEAD_BYTES } from "./entries.js";
+export type { ChunkCacheStats } from "./entries.js";
 
-let entriesOf: (cache: ChunkCache) => ChunkEntries;
+/** The entries of each cache, for core's read paths (not part of the class's API). */
 
 /**
  * Keeps decoded chunks across reads, least recently used first out, within
@@ -34,7 +33,7 @@ let entriesOf: (cache: ChunkCache) => ChunkEntries;
  *   {@link clear} after them. An array re-created with another data type,
  *   chunk shape or codecs never gets the old entries (they carry the metadata
  *   they were decoded with).
- * - Each entry counts its decoded bytes plus {@link ENTRY_OVERHEAD_BYTES};
+ * - Each entry counts its decoded bytes plus 64 bytes of bookkeeping;
  *   the total never exceeds `maxBytes`. A chunk larger than that is read but
  *   not kept. Chunks of variable-size elements count an estimate, and chunks
  *   of `bytes` elements (mutable objects) are not kept.
@@ -52,13 +51,9 @@ let entriesOf: (cache: ChunkCache) => ChunkEntries;
 export class ChunkCache {
   readonly #entries: ChunkEntries;
 
-  static {
-    entriesOf = (cache) => cache.#entries;
-  }
-
   /**
-   * @param options.maxBytes - The most bytes of decoded chunks held at once
-   *   (a non-negative safe integer; 0 keeps nothing but still shares
+   * @param options - `maxBytes`: the most bytes of decoded chunks held at
+   *   once (a non-negative safe integer; 0 keeps nothing but still shares
    *   concurrent loads).
    * @throws RangeError when `maxBytes` is not a non-negative safe integer.
    */
@@ -67,7 +62,9 @@ export class ChunkCache {
     if (!Number.isSafeInteger(max) || max < 0) {
       throw new RangeError(`maxBytes must be a non-negative safe integer, got ${String(max)}`);
     }
-    this.#entries = new ChunkEntries(max);
+    this.#entries = new ChunkEntries(max, { storeId, holdValuesOf });
+    // For core's read paths (see chunkEntries), not part of the API.
+    Object.defineProperty(this, entriesKey(), { value: this.#entries });
   }
 
   /** The most bytes held at once. */
@@ -101,19 +98,20 @@ export class ChunkCache {
    * `path` and below. For writes this cache cannot see (another process,
    * another store object).
    *
+   * @param store - The store object the arrays were opened on (as given to
+   *   `openArray`, or an array's `store`).
+   * @param path - An array or group path (`"temps"`, `"/temps"`); omitted or
+   *   `""`: every entry of the store.
+   *
    * @example
    * ```ts
    * chunkCache.invalidate(array.store, array.path);
    * ```
    */
   invalidate(store: AnyStore | Store, path?: string): void {
-    const scope = isResolvedStore(store) ? store.inner : store;
+    // A store made by resolveStore (its marker, not an import: this module stays off the read path).
+    const scope = Symbol.for("@zarr/core.resolvedStore") in store ? (store as Store).inner : store;
     const p = path?.replace(/^\/+|\/+$/g, "") ?? "";
     this.#entries.dropPrefix(storeId(scope), p === "" ? "" : `${p}/`);
   }
-}
-
-/** The entries behind `cache`, for readers (core's read paths). */
-export function chunkEntries(cache: ChunkCache): ChunkEntries {
-  return entriesOf(cache);
 }

@@ -8,13 +8,40 @@
 
 import type { NDArray } from "../codecs/types.js";
 import type { DataArray } from "../dtypes/types.js";
-import { type ChunkHolder, holdValuesOf, storeId } from "./registry.js";
+import type { ChunkCache } from "./chunk-cache.js";
+import type { ChunkHolder } from "./registry.js";
 
 /** A cached chunk: its decoded values, or `null` when it is not stored (reads as the fill value). */
 export type CachedChunk = NDArray | null;
 
 /** Bytes every entry counts beside its values (key, bookkeeping); a chunk that is not stored counts only this. */
-export const ENTRY_OVERHEAD_BYTES = 64;
+export const ENTRY_OVERHEAD_BYTES = 64; // documented in ChunkCache's TSDoc and the performance guide
+
+/** Where {@link ChunkEntries} finds store ids and records the stores it holds (cache/registry.ts). */
+export interface StoreRegistry {
+  storeId(scope: object): number;
+  holdValuesOf(scope: object, ref: WeakRef<ChunkHolder>): void;
+}
+
+/**
+ * The entries behind `cache`, for core's read paths. A property under a
+ * `Symbol.for` key rather than a shared module: the read paths that need
+ * entries load on demand, and must not pull the cache into every bundle.
+ */
+export function chunkEntries(cache: ChunkCache): ChunkEntries {
+  const entries = (cache as unknown as Record<symbol, ChunkEntries | undefined>)[entriesKey()];
+  if (entries === undefined) throw new TypeError("chunkCache must be a ChunkCache");
+  return entries;
+}
+
+/**
+ * The key of a `ChunkCache`'s entries (see {@link chunkEntries}); a function,
+ * not a constant: a module-level `Symbol.for` call would count as a side effect
+ * and keep this module in bundles that never make a cache.
+ */
+export function entriesKey(): symbol {
+  return Symbol.for("@zarr/core.chunkEntries");
+}
 
 /** Counters of a {@link ChunkCache} since it was made. */
 export interface ChunkCacheStats {
@@ -61,8 +88,11 @@ export class ChunkEntries implements ChunkHolder {
   #bytes = 0;
   readonly #stats: ChunkCacheStats = { hits: 0, misses: 0, evictions: 0 };
 
-  constructor(maxBytes: number) {
+  readonly #stores: StoreRegistry;
+
+  constructor(maxBytes: number, stores: StoreRegistry) {
     this.maxBytes = maxBytes;
+    this.#stores = stores;
   }
 
   /** Bytes held (decoded values plus per-entry overhead). */
@@ -100,7 +130,7 @@ export class ChunkEntries implements ChunkHolder {
     sub: string,
     tag: string,
   ): CachedChunk | Promise<CachedChunk> | undefined {
-    const id = `${storeId(scope)}\u0000${key}\u0000${sub}`;
+    const id = `${this.#stores.storeId(scope)}\u0000${key}\u0000${sub}`;
     const entry = this.#entries.get(id);
     if (entry !== undefined) {
       this.#entries.delete(id);
@@ -125,10 +155,10 @@ export class ChunkEntries implements ChunkHolder {
    * of `key` that concurrent readers share. The loader must settle it.
    */
   begin(scope: object, key: string, sub: string, tag: string): PendingChunk {
-    const sid = storeId(scope);
+    const sid = this.#stores.storeId(scope);
     if (!this.#registered.has(scope)) {
       this.#registered.add(scope);
-      holdValuesOf(scope, this.#self);
+      this.#stores.holdValuesOf(scope, this.#self);
     }
     const group = `${sid}\u0000${key}`;
     const id = `${group}\u0000${sub}`;

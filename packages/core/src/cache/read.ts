@@ -5,32 +5,23 @@
  * arrays read through the shard codec's partial decode, which caches inner
  * chunks (see `decodeShardRegionCached`).
  *
+ * This module is on the read path of every application; the cache's entries
+ * and loads (load.ts) come behind `import()`, with the first read that passes
+ * a `chunkCache`.
+ *
  * @module
  */
 
 import type { ArrayContext } from "../array/context.js";
-import type { ArrayParts, GetOptions } from "../array/types.js";
+import type { GetOptions } from "../array/types.js";
 import { type ChunkTarget, copyChunk } from "../codecs/decode-to.js";
 import type { ChunkRegion } from "../codecs/types.js";
 import { untilAborted } from "../errors.js";
-import { type ChunkCache, chunkEntries } from "./chunk-cache.js";
-import type { PendingChunk } from "./entries.js";
+import { loadPart } from "../util/load.js";
+import type { ChunkCache } from "./chunk-cache.js";
+import { chunkCacheTag } from "./tag.js";
 
-const tags = new WeakMap<ArrayParts, string>();
-
-/**
- * What an array's decoded chunks depend on besides their stored bytes: the
- * data type, the chunk shape and the codecs. Entries decoded under other
- * metadata (an array re-created at the same path) are never served.
- */
-export function chunkCacheTag(parts: ArrayParts): string {
-  let tag = tags.get(parts);
-  if (tag === undefined) {
-    tag = JSON.stringify([parts.meta.data_type, parts.codecs.spec.shape, parts.codecs.toJSON()]);
-    tags.set(parts, tag);
-  }
-  return tag;
-}
+let loads: Promise<typeof import("./load.js")> | undefined;
 
 /**
  * Copies the selected part of the chunk at `coords` into `target`, through
@@ -60,43 +51,10 @@ export async function readChunkCached(
     return true;
   }
   const key = ctx.chunkKey(coords);
-  const scope = ctx.store.inner;
-  const tag = chunkCacheTag(ctx.parts);
-  const entries = chunkEntries(cache);
-  let found = entries.peek(scope, key, "", tag);
-  if (found === undefined) {
-    const pending = entries.begin(scope, key, "", tag);
-    void loadChunk(ctx, key, pending, options);
-    found = pending.promise;
-  }
+  loads ??= loadPart("chunk cache", () => import("./load.js"));
+  const found = (await loads).cachedChunk(ctx, cache, key, chunkCacheTag(ctx.parts), options);
   const chunk = await untilAborted(Promise.resolve(found), options.signal, key);
   if (chunk === null) return false;
   copyChunk(chunk, codecs, target);
   return true;
-}
-
-/**
- * Reads and decodes the chunk at `key` for every reader waiting on `pending`:
- * without the first reader's signal (the others still need it). The stored
- * bytes are not handed back to the store (`release`): the decoded values may
- * be views of them until the cache has copied them.
- */
-async function loadChunk(
-  ctx: ArrayContext,
-  key: string,
-  pending: PendingChunk,
-  options: GetOptions,
-): Promise<void> {
-  const shared: GetOptions = { ...options, signal: undefined };
-  try {
-    const bytes = await ctx.store.get(key, undefined, ctx.bounded(shared));
-    if (bytes === undefined) {
-      pending.settle(null);
-      return;
-    }
-    const chunk = await ctx.keyed(key, () => ctx.budgeted(shared, () => ctx.decode(bytes, shared)));
-    pending.settle(chunk);
-  } catch (e) {
-    pending.fail(e);
-  }
 }

@@ -8,8 +8,7 @@
  * @module
  */
 
-import { chunkEntries } from "../cache/chunk-cache.js";
-import type { ChunkEntries, PendingChunk } from "../cache/entries.js";
+import { type ChunkEntries, chunkEntries, type PendingChunk } from "../cache/entries.js";
 import type { ByteGetter, ChunkRegion, ChunkSpec, CodecOptions, NDArray } from "../codecs/types.js";
 import { untilAborted } from "../errors.js";
 import { cStrides } from "../indexing/index.js";

@@ -1,0 +1,58 @@
+/**
+ * Whole chunks through a chunk cache: the cached one, the load another read
+ * started, or a new load shared by the reads that come while it runs.
+ * Loaded with the first read that passes a `chunkCache` (see read.ts).
+ *
+ * @module
+ */
+
+import type { ArrayContext } from "../array/context.js";
+import type { GetOptions } from "../array/types.js";
+import type { ChunkCache } from "./chunk-cache.js";
+import { type CachedChunk, chunkEntries, type PendingChunk } from "./entries.js";
+
+/**
+ * The chunk at store key `key` decoded under `tag` (`null` when not stored):
+ * from `cache`, or loaded into it. The value is the cache's own: copy out of it.
+ */
+export function cachedChunk(
+  ctx: ArrayContext,
+  cache: ChunkCache,
+  key: string,
+  tag: string,
+  options: GetOptions,
+): CachedChunk | Promise<CachedChunk> {
+  const entries = chunkEntries(cache);
+  const scope = ctx.store.inner;
+  const found = entries.peek(scope, key, "", tag);
+  if (found !== undefined) return found;
+  const pending = entries.begin(scope, key, "", tag);
+  void loadChunk(ctx, key, pending, options);
+  return pending.promise;
+}
+
+/**
+ * Reads and decodes the chunk at `key` for every reader waiting on `pending`:
+ * without the first reader's signal (the others still need it). The stored
+ * bytes are not handed back to the store (`release`): the decoded values may
+ * be views of them until the cache has copied them.
+ */
+async function loadChunk(
+  ctx: ArrayContext,
+  key: string,
+  pending: PendingChunk,
+  options: GetOptions,
+): Promise<void> {
+  const shared: GetOptions = { ...options, signal: undefined };
+  try {
+    const bytes = await ctx.store.get(key, undefined, ctx.bounded(shared));
+    if (bytes === undefined) {
+      pending.settle(null);
+      return;
+    }
+    const chunk = await ctx.keyed(key, () => ctx.budgeted(shared, () => ctx.decode(bytes, shared)));
+    pending.settle(chunk);
+  } catch (e) {
+    pending.fail(e);
+  }
+}
