@@ -39,6 +39,7 @@ import {
   type Tile,
   tileRect,
   type View,
+  visibleTileCount,
   visibleTiles,
 } from "./tiles.js";
 import { hierarchyTree, renderTree } from "./tree.js";
@@ -85,6 +86,9 @@ interface Session {
   reported: number;
   abort: AbortController;
 }
+
+/** Most tiles read for one view (an array of small chunks seen from afar has millions). */
+const MAX_TILES = 1024;
 
 let source: Source | undefined;
 /**
@@ -238,6 +242,18 @@ function draw(): void {
   const k = levelIndex(s);
   const level = s.image.levels[k]!;
   const { width, height } = canvas;
+  const count = visibleTileCount(level, s.view, width, height);
+  if (count > MAX_TILES) {
+    ctx.clearRect(0, 0, width, height);
+    if (s.reported !== s.change) {
+      s.reported = s.change;
+      setStatus(
+        "error",
+        `${count} chunks of level ${k} in view (at most ${MAX_TILES} are read at once): zoom in`,
+      );
+    }
+    return;
+  }
   const tiles = visibleTiles(level, s.view, width, height);
   if (fitPending(s) && tiles.every((t) => hasData(s, k, t))) fitContrast(s);
   const missing: Promise<void>[] = [];
@@ -286,6 +302,7 @@ function drawPlaceholders(s: Session, k: number): void {
   const { width, height } = canvas;
   for (let j = s.image.levels.length - 1; j > k; j--) {
     const level = s.image.levels[j]!;
+    if (visibleTileCount(level, s.view, width, height) > MAX_TILES) continue;
     for (const t of visibleTiles(level, s.view, width, height)) {
       const p = picture(s, j, t);
       if (p) ctx.drawImage(p, ...tileRect(level, t, s.view, width, height));
@@ -302,6 +319,7 @@ function fitPending(s: Session): boolean {
 function fitContrast(s: Session, all = false): void {
   const k = levelIndex(s);
   const level = s.image.levels[k]!;
+  if (visibleTileCount(level, s.view, canvas.width, canvas.height) > MAX_TILES) return;
   const tiles = visibleTiles(level, s.view, canvas.width, canvas.height);
   s.image.channels.forEach((c, i) => {
     if (!all && !(Number.isNaN(c.lo) || Number.isNaN(c.hi))) return;
@@ -513,11 +531,18 @@ function showValue(s: Session, px: number, py: number): void {
     readout.textContent = "\u00a0";
     return;
   }
-  const tile = visibleTiles(level, s.view, canvas.width, canvas.height).find(
-    (t) => row >= t.y0 && row < t.y1 && col >= t.x0 && col < t.x1,
-  );
+  const ty = Math.floor(row / level.tileHeight);
+  const tx = Math.floor(col / level.tileWidth);
+  const tile: Tile = {
+    ty,
+    tx,
+    y0: ty * level.tileHeight,
+    y1: Math.min(level.height, (ty + 1) * level.tileHeight),
+    x0: tx * level.tileWidth,
+    x1: Math.min(level.width, (tx + 1) * level.tileWidth),
+  };
   const values = activeChannels(s).map(({ index, settings }) => {
-    const data = tile && s.data.get(dataKey(s, k, channelChunk(s.image, level, index), tile));
+    const data = s.data.get(dataKey(s, k, channelChunk(s.image, level, index), tile));
     const v = data ? tileValue(data, index, row - tile.y0, col - tile.x0) : Number.NaN;
     return `${settings.label} ${Number.isNaN(v) ? "–" : Number(v.toPrecision(7))}`;
   });

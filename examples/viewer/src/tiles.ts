@@ -71,13 +71,8 @@ export function fitView(level0: LevelGeometry, width: number, height: number): V
   return { cx: level0.width / 2, cy: level0.height / 2, zoom: Math.min(snapped, 8) };
 }
 
-/** The tiles of `level` that intersect the canvas, row-major. */
-export function visibleTiles(
-  level: LevelGeometry,
-  view: View,
-  width: number,
-  height: number,
-): Tile[] {
+/** The range of tile rows and columns [first, last) that intersect the canvas (empty when none). */
+function tileRange(level: LevelGeometry, view: View, width: number, height: number) {
   // Canvas edges in this level's element coordinates.
   const left = (view.cx - width / 2 / view.zoom) / level.fx;
   const right = (view.cx + width / 2 / view.zoom) / level.fx;
@@ -87,10 +82,41 @@ export function visibleTiles(
   const x1 = Math.min(level.width, Math.ceil(right));
   const y0 = Math.max(0, Math.floor(top));
   const y1 = Math.min(level.height, Math.ceil(bottom));
+  if (x0 >= x1 || y0 >= y1) return { ty0: 0, ty1: 0, tx0: 0, tx1: 0 };
+  return {
+    ty0: Math.floor(y0 / level.tileHeight),
+    ty1: Math.ceil(y1 / level.tileHeight),
+    tx0: Math.floor(x0 / level.tileWidth),
+    tx1: Math.ceil(x1 / level.tileWidth),
+  };
+}
+
+/**
+ * How many tiles of `level` intersect the canvas, without listing them: an
+ * array of small chunks seen from afar can have millions (the viewer then
+ * asks to zoom in rather than read them all).
+ */
+export function visibleTileCount(
+  level: LevelGeometry,
+  view: View,
+  width: number,
+  height: number,
+): number {
+  const r = tileRange(level, view, width, height);
+  return (r.ty1 - r.ty0) * (r.tx1 - r.tx0);
+}
+
+/** The tiles of `level` that intersect the canvas, row-major. */
+export function visibleTiles(
+  level: LevelGeometry,
+  view: View,
+  width: number,
+  height: number,
+): Tile[] {
+  const r = tileRange(level, view, width, height);
   const tiles: Tile[] = [];
-  if (x0 >= x1 || y0 >= y1) return tiles;
-  for (let ty = Math.floor(y0 / level.tileHeight); ty * level.tileHeight < y1; ty++) {
-    for (let tx = Math.floor(x0 / level.tileWidth); tx * level.tileWidth < x1; tx++) {
+  for (let ty = r.ty0; ty < r.ty1; ty++) {
+    for (let tx = r.tx0; tx < r.tx1; tx++) {
       tiles.push({
         ty,
         tx,
