@@ -17,10 +17,12 @@ import { decompress as zstdDecompress } from "fzstd";
 import {
   type ColumnData,
   type Compressors,
+  type FileMetaData,
   parquetMetadata,
   parquetRead,
   snappyUncompress,
 } from "hyparquet";
+import { parquetHeader } from "hyparquet/src/column.js";
 import { badReference, checkReferenceKey, type Reference, referenceCount } from "./reference.js";
 
 /** Options of {@link ParquetReferences.open}. */
@@ -264,6 +266,61 @@ function rowReference(key: string, columns: RecordColumns, row: number): Referen
   return { kind: "range", url: path, offset, length };
 }
 
+/**
+ * Walks every column chunk's page headers before hyparquet reads them: each
+ * chunk must lie inside the file and each page's compressed size must keep
+ * the next header inside the chunk. hyparquet's page loop trusts these sizes
+ * (a negative one sends it back to an earlier header, forever); after this
+ * walk every page moves it forward, so it ends. Pages may not claim more
+ * values than their row group has rows (bounded by `record_size`).
+ */
+function checkPages(file: ArrayBuffer, metadata: FileMetaData): void {
+  for (const group of metadata.row_groups) {
+    for (const column of group.columns) {
+      const meta = column.meta_data;
+      if (meta === undefined) throw new Error("a column chunk has no metadata");
+      const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+      const size = Number(meta.total_compressed_size);
+      if (
+        !(
+          Number.isSafeInteger(start) &&
+          Number.isSafeInteger(size) &&
+          start >= 0 &&
+          size >= 0 &&
+          start + size <= file.byteLength
+        )
+      ) {
+        throw new Error(`column ${meta.path_in_schema.join(".")} lies outside the file`);
+      }
+      const reader = { view: new DataView(file, start, size), offset: 0 };
+      while (reader.offset < size - 1) {
+        const header = parquetHeader(reader);
+        const values = Number(
+          header.data_page_header?.num_values ??
+            header.data_page_header_v2?.num_values ??
+            header.dictionary_page_header?.num_values ??
+            0,
+        );
+        // Flat columns hold one value per row: more is a lie that would make hyparquet spin.
+        if (!(values >= 0 && values <= Number(group.num_rows))) {
+          throw new Error(
+            `a page of column ${meta.path_in_schema.join(".")} claims ${values} values`,
+          );
+        }
+        const pageSize = header.compressed_page_size;
+        if (
+          !(Number.isSafeInteger(pageSize) && pageSize >= 0 && reader.offset + pageSize <= size)
+        ) {
+          throw new Error(
+            `a page of column ${meta.path_in_schema.join(".")} has a bad size (${pageSize})`,
+          );
+        }
+        reader.offset += pageSize;
+      }
+    }
+  }
+}
+
 /** The most bytes one decompressed Parquet page may claim (its header's `uncompressed_page_size`). */
 export const MAX_PAGE_SIZE = 64 * 1024 * 1024;
 
@@ -317,6 +374,7 @@ async function decodeRecord(
     if (!(rows >= 0 && rows <= recordSize)) {
       throw new Error(`it has ${metadata.num_rows} rows, more than record_size (${recordSize})`);
     }
+    checkPages(file, metadata);
     const names = new Set(metadata.schema.slice(1).map((s) => s.name));
     for (const c of ["path", "offset", "size"]) {
       if (!names.has(c)) throw new Error(`no '${c}' column`);
