@@ -97,6 +97,8 @@ let source: Source | undefined;
  */
 let chunkCache = new ChunkCache({ maxBytes: 256 * 2 ** 20 });
 let session: Session | undefined;
+/** Counts calls of openPath (the latest one shows). */
+let opening = 0;
 /** Paths opened in this store (the tree of a store that cannot be listed). */
 const visited = new Set<string>();
 
@@ -623,15 +625,20 @@ async function openPath(path: string, restore: Partial<UrlState>): Promise<void>
   if (!src) return;
   session?.abort.abort();
   session = undefined;
+  // A later open wins over one still waiting for its metadata.
+  const token = ++opening;
+  pathInput.value = path;
   setStatus("loading", `Opening ${path || "/"}…`);
   try {
     const node = await openNode(src, path);
     let image: ViewerImage;
     if (node.kind === "group") {
       const ome = await imageOfGroup(node);
+      if (token !== opening) return;
       if (!ome) {
         visited.add(node.path);
-        await showTree(src, node);
+        saveUrl();
+        await showTree(src, node.path === src.root ? node : await rootNode(src));
         $("controls").hidden = true;
         ctx.clearRect(0, 0, canvas.width, canvas.height);
         $("info").textContent =
@@ -643,6 +650,7 @@ async function openPath(path: string, restore: Partial<UrlState>): Promise<void>
     } else {
       image = imageOfArray(node);
     }
+    if (token !== opening) return;
     visited.add(image.path);
     const indices = image.axes.map((a, d) => {
       const fromUrl = restore.indices?.[a.name];
@@ -678,7 +686,7 @@ async function openPath(path: string, restore: Partial<UrlState>): Promise<void>
     // The tree starts at the store's root (the node just opened, when it is the root).
     void showTree(src, node.path === src.root ? node : await rootNode(src));
   } catch (e) {
-    setStatus("error", (e as Error).message);
+    if (token === opening) setStatus("error", (e as Error).message);
   }
 }
 

@@ -45,7 +45,8 @@ export function readUrlState(search: string): UrlState {
   for (const pair of (p.get("idx") ?? "").split(",")) {
     const at = pair.lastIndexOf(":");
     const n = finite(pair.slice(at + 1));
-    if (at > 0 && n !== undefined && n >= 0) state.indices[pair.slice(0, at)] = Math.trunc(n);
+    // `+ 0` turns -0 into 0.
+    if (at > 0 && n !== undefined && n >= 0) state.indices[pair.slice(0, at)] = Math.trunc(n) + 0;
   }
   const view = (p.get("view") ?? "").split(",").map((s) => finite(s));
   if (view.length === 3 && view.every((v) => v !== undefined) && view[2]! > 0) {

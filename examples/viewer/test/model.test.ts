@@ -234,6 +234,8 @@ describe("URL state", () => {
   it("ignores malformed parts and reads `array` as an alias of `path`", () => {
     const s = readUrlState("?array=temperature&level=-1&view=1,2&idx=t:x,z:4&ch=1:2:1;oops");
     expect(s).toEqual({ path: "temperature", indices: { z: 4 } });
+    // Found by the fuzz test: -0 must read as 0 (written back as "0").
+    expect(Object.is(readUrlState("?idx=t:-0").indices.t, 0)).toBe(true);
   });
 });
 
