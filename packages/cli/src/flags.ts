@@ -15,10 +15,12 @@ export const STORE_FLAGS = {
   "gcs-endpoint": { type: "string" },
   "gcs-project": { type: "string" },
   "gcs-key-file": { type: "string" },
+  "allow-local-targets": { type: "boolean" },
 } as const;
 
 /** Help text for {@link STORE_FLAGS}. */
-export const STORE_HELP = `store options (URLs: paths, file:, http(s):, zip:, s3:, gs:):
+export const STORE_HELP = `store options (URLs: paths, file:, http(s):, zip:, s3:, gs:, icechunk:REPO[?branch=B|tag=T|snapshot=ID],
+  reference:REFS.json or reference:PARQUET-DIR, reference+json:, reference+parquet:):
   --s3-endpoint URL        S3-compatible server (env AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL)
   --s3-region R            region (env AWS_REGION, AWS_DEFAULT_REGION)
   --s3-path-style          path-style requests (default with an endpoint)
@@ -26,6 +28,7 @@ export const STORE_HELP = `store options (URLs: paths, file:, http(s):, zip:, s3
   --gcs-endpoint URL       GCS JSON API endpoint (the client honours STORAGE_EMULATOR_HOST)
   --gcs-project ID         project (env GOOGLE_CLOUD_PROJECT)
   --gcs-key-file FILE      service account key (env GOOGLE_APPLICATION_CREDENTIALS)
+  --allow-local-targets    let kerchunk references and Icechunk virtual chunks read local files
   credentials: the usual AWS_* variables and files, Google application default credentials;
   ZARR_HTTP_HEADERS='{"Authorization": "Bearer ..."}' adds headers to HTTP(S) requests`;
 

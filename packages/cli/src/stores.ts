@@ -2,7 +2,9 @@
  * Resolving the `<store>` argument of every command to a store, through
  * `openStore` and the store packages the CLI registers: local directories
  * (plain paths, `file:`), `http:`/`https:`, zip archives (`zip:` URLs and
- * paths with a `.zip` segment), `s3:` and `gs:`/`gcs:`.
+ * paths with a `.zip` segment), `s3:`, `gs:`/`gcs:`, kerchunk references
+ * (`reference:`, `reference+json:`, `reference+parquet:`) and Icechunk
+ * repositories (`icechunk:`).
  *
  * @module
  */
@@ -11,6 +13,8 @@ import "@zarr/store-http/register";
 import "@zarr/store-zip/register";
 import "@zarr/store-s3/register";
 import "@zarr/store-gcs/register";
+import "@zarr/store-reference/register";
+import "@zarr/store-icechunk/register";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type AnyStore, openStore } from "@zarr/core";
@@ -41,36 +45,78 @@ function httpHeaders(env: NodeJS.ProcessEnv): Record<string, string> | undefined
 }
 
 /**
+ * URL schemes whose body is another store's location (`zip:s3://b/a.zip`,
+ * `icechunk:gs://b/repo`, `reference:https://h/refs.json`): their options are
+ * that location's.
+ */
+const WRAPPER = /^(zip|icechunk|reference(?:\+json|\+parquet)?):/i;
+
+/** The scheme of the store that finally holds `url`'s bytes (wrappers peeled off). */
+function locationScheme(url: string): string {
+  // parseStoreUrl spells implied forms out (`a.zip/x` is `zip:a.zip!/x`).
+  let { scheme, url: inner } = parseStoreUrl(url);
+  for (let match = WRAPPER.exec(inner); match; match = WRAPPER.exec(inner)) {
+    inner = inner.slice(match[0].length);
+    scheme = parseStoreUrl(inner).scheme;
+  }
+  return scheme;
+}
+
+/** The options flags and the environment give stores of one scheme. */
+function schemeOptions(
+  scheme: string,
+  flags: StoreFlags,
+  env: NodeJS.ProcessEnv,
+): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  const set = (name: string, value: unknown) => {
+    if (value !== undefined && value !== "") options[name] = value;
+  };
+  if (scheme === "http" || scheme === "https") set("headers", httpHeaders(env));
+  if (scheme === "s3") {
+    set("endpoint", flags["s3-endpoint"] ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL);
+    set("region", flags["s3-region"] ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION);
+    if (flags["s3-path-style"]) options.forcePathStyle = true;
+    if (flags["s3-legacy-checksums"]) options.legacyChecksums = true;
+  }
+  if (scheme === "gs" || scheme === "gcs") {
+    // STORAGE_EMULATOR_HOST is read by the Google client itself.
+    set("apiEndpoint", flags["gcs-endpoint"]);
+    set("projectId", flags["gcs-project"] ?? env.GOOGLE_CLOUD_PROJECT);
+    set("keyFilename", flags["gcs-key-file"] ?? env.GOOGLE_APPLICATION_CREDENTIALS);
+  }
+  return options;
+}
+
+/** Schemes that chunk references may point at, each with its own options. */
+const TARGET_SCHEMES = ["file", "http", "https", "s3", "gs", "gcs"];
+
+/**
  * The opener options for `url`: flags first, then the environment. Only the
- * options of the URL's scheme are passed (openers reject malformed values).
+ * options of the URL's scheme are passed (openers reject malformed values);
+ * a wrapped location (`zip:`, `icechunk:`, `reference:`) takes its own
+ * scheme's. Stores that follow chunk references to other locations
+ * (`reference:`, `icechunk:` virtual chunks) get each target scheme's options,
+ * and read local files only with `--allow-local-targets`.
  */
 export function storeOptions(
   url: string,
   flags: StoreFlags = {},
   env: NodeJS.ProcessEnv = process.env,
 ): Record<string, unknown> {
-  const { scheme, url: inner } = parseStoreUrl(url);
-  // A zip archive on a remote store takes the options of the archive's scheme.
-  const archiveScheme =
-    scheme === "zip"
-      ? (/^zip:([a-z][a-z0-9+.-]*):/i.exec(inner)?.[1]?.toLowerCase() ?? "file")
-      : scheme;
-  const options: Record<string, unknown> = {};
-  const set = (name: string, value: unknown) => {
-    if (value !== undefined && value !== "") options[name] = value;
-  };
-  if (archiveScheme === "http" || archiveScheme === "https") set("headers", httpHeaders(env));
-  if (archiveScheme === "s3") {
-    set("endpoint", flags["s3-endpoint"] ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL);
-    set("region", flags["s3-region"] ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION);
-    if (flags["s3-path-style"]) options.forcePathStyle = true;
-    if (flags["s3-legacy-checksums"]) options.legacyChecksums = true;
-  }
-  if (archiveScheme === "gs" || archiveScheme === "gcs") {
-    // STORAGE_EMULATOR_HOST is read by the Google client itself.
-    set("apiEndpoint", flags["gcs-endpoint"]);
-    set("projectId", flags["gcs-project"] ?? env.GOOGLE_CLOUD_PROJECT);
-    set("keyFilename", flags["gcs-key-file"] ?? env.GOOGLE_APPLICATION_CREDENTIALS);
+  const { scheme } = parseStoreUrl(url);
+  const options = schemeOptions(locationScheme(url), flags, env);
+  if (scheme === "icechunk" || scheme.startsWith("reference")) {
+    const byScheme = Object.fromEntries(
+      TARGET_SCHEMES.map((s) => [s, schemeOptions(s, flags, env)]),
+    );
+    if (scheme === "icechunk") {
+      options.virtualStoreOptions = (target: string) => byScheme[locationScheme(target)] ?? {};
+      if (flags["allow-local-targets"]) options.allowLocalFiles = true;
+    } else {
+      options.protocolOptions = byScheme;
+      if (flags["allow-local-targets"]) options.allowLocalTargets = true;
+    }
   }
   return options;
 }

@@ -419,6 +419,25 @@ describe("store options from flags and the environment", () => {
     expect(storeOptions("https://h/a.zip/x.zarr", {}, env)).toEqual({
       headers: { Authorization: "Bearer t" },
     });
+    expect(storeOptions("zip:s3://b/a.zip!/x.zarr", {}, env)).toMatchObject({
+      region: "eu-west-1",
+    });
+    // Wrapped locations take their own scheme's options; stores that follow chunk
+    // references get every target scheme's, and local targets only when allowed.
+    const ice = storeOptions("icechunk:s3://b/repo?branch=main", {}, env);
+    expect(ice).toMatchObject({ endpoint: "http://127.0.0.1:9000", region: "eu-west-1" });
+    expect(ice.allowLocalFiles).toBeUndefined();
+    const virtual = ice.virtualStoreOptions as (url: string) => Record<string, unknown>;
+    expect(virtual("https://h/data/")).toEqual({ headers: { Authorization: "Bearer t" } });
+    expect(virtual("gs://g/data/")).toEqual({ projectId: "proj" });
+    expect(
+      storeOptions("icechunk:repo", { "allow-local-targets": true }, env).allowLocalFiles,
+    ).toBe(true);
+    const ref = storeOptions("reference:gs://g/refs.json", { "allow-local-targets": true }, env);
+    expect(ref).toMatchObject({ projectId: "proj", allowLocalTargets: true });
+    expect((ref.protocolOptions as Record<string, unknown>).s3).toMatchObject({
+      region: "eu-west-1",
+    });
     expect(storeOptions("data.zarr", { "s3-region": "x" }, env)).toEqual({});
     expect(() => storeOptions("https://h/x", {}, { ZARR_HTTP_HEADERS: "[1]" })).toThrow(
       /ZARR_HTTP_HEADERS/,
