@@ -308,6 +308,13 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
     expect(info).toContain(
       "sharding_indexed (inner chunks [1, 1, 128, 128]; codecs: bytes (endian little) → gzip (level 1); index: bytes (endian little) → crc32c",
     );
+    // A level chosen by hand: level 2 drawn 2x at the same view; back to automatic.
+    await afterRead(page, () => page.locator("#level").selectOption("2"));
+    await page.waitForFunction(() => new URL(location.href).searchParams.get("level") === "2");
+    const coarse = expectedCanvas(view, 4, await ome05Planes(2), ome05Channels);
+    expect(compare((await canvasPixels(page)).data, coarse, W)).toEqual({ mismatches: 0 });
+    await afterRead(page, () => page.locator("#level").selectOption(""));
+    expect(compare((await canvasPixels(page)).data, expected, W)).toEqual({ mismatches: 0 });
     expect(pageErrors).toEqual([]);
   });
 
@@ -413,6 +420,21 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
       ["0/0", "0/1", "1/0", "1/1"].map((k) => `/big.zarr/3/c/${k}`),
     );
     expect(await urlView(page)).toEqual({ cx: 2048, cy: 2048, zoom: 0.125 });
+    // The wheel zooms by 1.25 around the cursor: the point under it stays put.
+    // (Mouse events land on whole CSS pixels; the canvas may not start on one.)
+    const box = (await page.locator("#view").boundingBox())!;
+    const [mx, my] = [Math.round(box.x) + 100, Math.round(box.y) + 100];
+    await page.mouse.move(mx, my);
+    await afterRead(page, () => page.mouse.wheel(0, -100));
+    await page.waitForFunction(
+      () => new URL(location.href).searchParams.get("view") !== "2048,2048,0.125",
+    );
+    const zoomed = await urlView(page);
+    const [px, py] = [mx - box.x, my - box.y];
+    expect(zoomed.zoom).toBe(0.15625);
+    // The level-0 point under the cursor, before and after.
+    expect(zoomed.cx + (px - W / 2) / zoomed.zoom).toBeCloseTo(2048 + (px - W / 2) / 0.125, 3);
+    expect(zoomed.cy + (py - H / 2) / zoomed.zoom).toBeCloseTo(2048 + (py - H / 2) / 0.125, 3);
     const all = dataLog.slice(from);
     console.log(
       `4096² pyramid, first image: ${all.length} requests (${chunks.length} chunks): ${all.map((r) => r.path).join(" ")}`,
