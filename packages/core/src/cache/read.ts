@@ -51,7 +51,10 @@ export async function readChunkCached(
     return true;
   }
   const key = ctx.chunkKey(coords);
-  loads ??= loadPart("chunk cache", () => import("./load.js"));
+  loads ??= loadPart("chunk cache", () => import("./load.js")).catch((e: unknown) => {
+    loads = undefined; // the next read tries again
+    throw e;
+  });
   const found = (await loads).cachedChunk(ctx, cache, key, chunkCacheTag(ctx.parts), options);
   const chunk = await untilAborted(Promise.resolve(found), options.signal, key);
   if (chunk === null) return false;
