@@ -59,7 +59,7 @@ export function describeCodec(codec: CodecJson): string {
 export function describeArray(array: ZarrArray): string {
   const codecs = array.metadata.codecs as unknown as CodecJson[];
   return [
-    `${array.path || "/"} (zarr v${array.zarrFormat})`,
+    `array ${array.path || "/"} (zarr v${array.zarrFormat})`,
     `shape [${array.shape.join(", ")}]`,
     `chunks [${array.chunkShape.join(", ")}]`,
     `data type ${array.dataType.name}`,
