@@ -6,7 +6,8 @@
  * a real deployment); drives Debian's Chromium through playwright-core. Canvas
  * pixels are compared with the colours of values read in Node at two zoom
  * levels and a panned view; requests are counted from the browser's own log;
- * screenshots go to docs/. Needs `pnpm build` first (the CLI's bin runs dist).
+ * screenshots go to docs/ with VIEWER_SCREENSHOTS=1. Needs `pnpm build` first (the
+ * CLI's bin runs dist).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -204,7 +205,11 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
   let page: Page;
   const pageErrors: string[] = [];
   const weather = fileURLToPath(new URL("../../data/weather.zarr", import.meta.url));
-  const docs = join(viewerDir, "docs");
+  // The README's screenshots are rewritten only on request (VIEWER_SCREENSHOTS=1), so
+  // a test run leaves the working tree as it was.
+  const docs = process.env.VIEWER_SCREENSHOTS
+    ? join(viewerDir, "docs")
+    : mkdtempSync(join(tmpdir(), "zarr-viewer-shots-"));
   let app = "";
 
   const open = (store: string, query = "") =>
@@ -280,6 +285,7 @@ describe.skipIf(skipReason !== undefined)("viewer in Chromium", () => {
     await server?.close();
     for (const child of served) child.kill();
     if (work) rmSync(work, { recursive: true, force: true });
+    if (!process.env.VIEWER_SCREENSHOTS) rmSync(docs, { recursive: true, force: true });
   });
 
   const ome05Channels = [tint([0, 255, 0], 0, 4000), tint([255, 0, 255], 500, 3500)];
