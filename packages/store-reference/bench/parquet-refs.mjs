@@ -14,7 +14,10 @@ files.set(
   new TextEncoder().encode(
     JSON.stringify({
       record_size: RECORD,
-      metadata: { ".zgroup": { zarr_format: 2 }, "a/.zarray": { zarr_format: 2, shape: [N], chunks: [1], dtype: "<f8" } },
+      metadata: {
+        ".zgroup": { zarr_format: 2 },
+        "a/.zarray": { zarr_format: 2, shape: [N], chunks: [1], dtype: "<f8" },
+      },
     }),
   ),
 );
@@ -24,7 +27,11 @@ for (let r = 0; r < N / RECORD; r++) {
   const file = new Uint8Array(
     parquetWriteBuffer({
       columnData: [
-        { name: "path", type: "STRING", data: rows.map((i) => `s3://bucket/era5/file_${Math.floor(i / 1000)}.nc`) },
+        {
+          name: "path",
+          type: "STRING",
+          data: rows.map((i) => `s3://bucket/era5/file_${Math.floor(i / 1000)}.nc`),
+        },
         { name: "offset", type: "INT64", data: rows.map((i) => BigInt(4096 + (i % 1000) * 8192)) },
         { name: "size", type: "INT64", data: rows.map(() => 8192n) },
         { name: "raw", type: "BYTE_ARRAY", nullable: true, data: rows.map(() => null) },
@@ -37,7 +44,9 @@ for (let r = 0; r < N / RECORD; r++) {
 
 for (let run = 0; run < 3; run++) {
   const td = performance.now();
-  const fresh = await ParquetReferences.open(async (name) => files.get(name), { cachedRecords: 16 });
+  const fresh = await ParquetReferences.open(async (name) => files.get(name), {
+    cachedRecords: 16,
+  });
   for (let r = 0; r < N / RECORD; r++) await fresh.lookup(`a/${r * RECORD}`);
   const decode = performance.now() - td;
   const t0 = performance.now();
@@ -50,7 +59,7 @@ for (let run = 0; run < 3; run++) {
   const warm = performance.now() - t1;
   console.log(
     `run ${run}: ${N} refs in ${files.size - 1} files (${(bytes / 1024).toFixed(0)} KiB): ` +
-      `hyparquet decode of the ${files.size - 1} files ${decode.toFixed(0)} ms; decode + lookup all ${cold.toFixed(0)} ms (${((N / cold) * 1000 / 1e6).toFixed(2)} M refs/s), ` +
+      `hyparquet decode of the ${files.size - 1} files ${decode.toFixed(0)} ms; decode + lookup all ${cold.toFixed(0)} ms (${(((N / cold) * 1000) / 1e6).toFixed(2)} M refs/s), ` +
       `cached lookups ${warm.toFixed(0)} ms (${sum > 0 ? "ok" : ""})`,
   );
 }
