@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { StoreError } from "@zarr/core";
 import { MemoryStore, registerStore } from "@zarr/core/store";
 import "@zarr/store-fs/register";
-import { createTargetResolver, mergeRanges, splitTargetUrl } from "@zarr/store-reference";
+import { openArray } from "@zarr/core";
+import {
+  createTargetResolver,
+  mergeRanges,
+  ReferenceStore,
+  splitTargetUrl,
+} from "@zarr/store-reference";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 let dir: string;
@@ -140,5 +146,32 @@ describe("createTargetResolver", () => {
     controller.abort(new Error("stop"));
     await expect(read).rejects.toThrow("stop");
     await targets.close();
+  });
+});
+
+describe("coalescing through ReferenceStore", () => {
+  it("one array read of 8 chunks in one file is one getPartialValues call of merged ranges", async () => {
+    // Chunk i of a uint8 array [32] (chunks of 4) is bytes [i*8, i*8+4) of data.bin: 4-byte holes.
+    const refs: Record<string, unknown> = {
+      "a/zarr.json": JSON.stringify({
+        zarr_format: 3,
+        node_type: "array",
+        shape: [32],
+        data_type: "uint8",
+        chunk_grid: { name: "regular", configuration: { chunk_shape: [4] } },
+        chunk_key_encoding: { name: "default", configuration: { separator: "/" } },
+        fill_value: 0,
+        codecs: [{ name: "bytes" }],
+      }),
+    };
+    for (let i = 0; i < 8; i++) refs[`a/c/${i}`] = ["mem-count://x/data.bin", i * 8, 4];
+    const store = ReferenceStore.fromJson({ version: 1, refs }, { maxGap: 4 });
+    calls.length = 0;
+    const { data } = await (await openArray(store, "a")).get(null);
+    const expected = new Uint8Array(32);
+    for (let i = 0; i < 8; i++) expected.set(file.subarray(i * 8, i * 8 + 4), i * 4);
+    expect(data).toEqual(expected);
+    expect(calls).toEqual([[{ key: "data.bin", range: { offset: 0, length: 60 } }]]);
+    await store.close();
   });
 });
