@@ -130,6 +130,7 @@ const ERROR_NAMES: Record<number, string> = {
   20: "data corrupted",
   22: "checksum mismatch (restored data does not match the frame's XXH64 checksum)",
   24: "corrupted literals header",
+  30: "dictionary corrupted",
   32: "dictionary mismatch",
   42: "parameter out of bound",
   64: "memory allocation failed",

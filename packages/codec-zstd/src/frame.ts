@@ -27,6 +27,8 @@ export interface FrameInfo {
   /** Upper bound of the decoded size, from the block headers (equals contentSize when known). */
   readonly maxSize: number;
   readonly hasChecksum: boolean;
+  /** Dictionary_ID (RFC 8878 3.1.1.1.3); 0 when the header names none. */
+  readonly dictionaryId: number;
   /** Offset of the Frame_Header_Descriptor byte. */
   readonly descriptorOffset: number;
 }
@@ -48,9 +50,10 @@ function need(data: Uint8Array, at: number, n: number, what: string): void {
 
 /**
  * Lists the zstd frames of `data`, skipping skippable frames. Throws
- * {@link FrameError} for anything that is not a sequence of complete frames.
+ * {@link FrameError} for anything that is not a sequence of complete frames,
+ * and for a frame naming a dictionary unless `allowDictionaries` is set.
  */
-export function scanFrames(data: Uint8Array): FrameInfo[] {
+export function scanFrames(data: Uint8Array, allowDictionaries = false): FrameInfo[] {
   if (data.length === 0) throw new FrameError("empty input: no zstd frame");
   const frames: FrameInfo[] = [];
   let at = 0;
@@ -69,7 +72,7 @@ export function scanFrames(data: Uint8Array): FrameInfo[] {
         `bad magic number 0x${magic.toString(16)} at byte ${at} (expected 0x${ZSTD_MAGIC.toString(16)})`,
       );
     }
-    const frame = scanFrame(data, at);
+    const frame = scanFrame(data, at, allowDictionaries);
     frames.push(frame);
     at = frame.end;
   }
@@ -77,7 +80,7 @@ export function scanFrames(data: Uint8Array): FrameInfo[] {
   return frames;
 }
 
-function scanFrame(data: Uint8Array, start: number): FrameInfo {
+function scanFrame(data: Uint8Array, start: number, allowDictionaries: boolean): FrameInfo {
   let at = start + 4;
   need(data, at, 1, "frame header descriptor");
   const descriptorOffset = at;
@@ -100,7 +103,7 @@ function scanFrame(data: Uint8Array, start: number): FrameInfo {
   let dictId = 0;
   for (let i = 0; i < dictSize; i++) dictId += data[at + i]! * 2 ** (8 * i);
   at += dictSize;
-  if (dictId !== 0) {
+  if (dictId !== 0 && !allowDictionaries) {
     throw new FrameError(
       `frame at byte ${start} needs dictionary ${dictId}; dictionaries are not supported`,
     );
@@ -162,6 +165,7 @@ function scanFrame(data: Uint8Array, start: number): FrameInfo {
     contentSize,
     maxSize: contentSize ?? bound,
     hasChecksum,
+    dictionaryId: dictId,
     descriptorOffset,
   };
 }

@@ -15,3 +15,10 @@ export {
   zstdCodec,
 } from "./codec.js";
 export { MAX_LEVEL, MIN_LEVEL, type ZstdConfig } from "./config.js";
+export {
+  type DictionaryDecompressOptions,
+  decompressWithDictionary,
+  hasZstdDictionarySupport,
+  ZSTD_DICTIONARY_REQUIREMENT,
+  zstdDictionaryId,
+} from "./dictionary.js";

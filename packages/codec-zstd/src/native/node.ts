@@ -7,7 +7,7 @@
  * @module
  */
 import * as zlib from "node:zlib";
-import { type NativeZstd, OutputTooLarge } from "./types.js";
+import { type DictionaryZstd, type NativeZstd, OutputTooLarge } from "./types.js";
 
 // @types/node 20 does not declare the zstd API; this is the part used here.
 interface ZlibZstd {
@@ -49,27 +49,91 @@ function make(z: ZlibZstd): NativeZstd {
       );
     },
     decompress(frame, capacity) {
-      try {
-        return trimmed(
-          z.zstdDecompressSync(frame, {
-            // One output buffer when the size is known; node:zlib refuses to
-            // produce more than maxOutputLength (a RangeError).
-            chunkSize: Math.max(64, Math.min(capacity, 64 * 2 ** 20)),
-            maxOutputLength: Math.max(1, capacity),
-            // libzstd's default refuses windows above 128 MiB (zstd --long=28
-            // writes 256 MiB). Up to 1 GiB, as the 32-bit WebAssembly build
-            // accepts; memory follows the output, bounded by maxOutputLength.
-            params: { [WINDOW_LOG_MAX]: 30 },
-          }),
-        );
-      } catch (e) {
-        if ((e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
-          throw new OutputTooLarge(`the frame holds more than ${capacity} bytes`, { cause: e });
-        }
-        throw e;
-      }
+      return decompressBounded(
+        () =>
+          trimmed(
+            z.zstdDecompressSync(frame, {
+              // One output buffer when the size is known; node:zlib refuses to
+              // produce more than maxOutputLength (a RangeError).
+              chunkSize: Math.max(64, Math.min(capacity, 64 * 2 ** 20)),
+              maxOutputLength: Math.max(1, capacity),
+              // libzstd's default refuses windows above 128 MiB (zstd --long=28
+              // writes 256 MiB). Up to 1 GiB, as the 32-bit WebAssembly build
+              // accepts; memory follows the output, bounded by maxOutputLength.
+              params: { [WINDOW_LOG_MAX]: 30 },
+            }),
+          ),
+        capacity,
+      );
     },
   };
+}
+
+/** Runs a bounded decode, node:zlib's refusal to pass `capacity` becoming {@link OutputTooLarge}. */
+function decompressBounded(decode: () => Uint8Array, capacity: number): Uint8Array {
+  try {
+    return decode();
+  } catch (e) {
+    if ((e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") {
+      throw new OutputTooLarge(`the frame holds more than ${capacity} bytes`, { cause: e });
+    }
+    throw e;
+  }
+}
+
+/**
+ * Whether node:zlib honours the `dictionary` option of its zstd functions
+ * (Node 22.19 and 24.6 on; earlier versions ignore it silently): 64 bytes
+ * that are not compressible on their own, compressed with themselves as a
+ * raw-content dictionary, must shrink to a reference into the dictionary and
+ * come back with it.
+ */
+function honoursDictionaries(z: ZlibZstd): boolean {
+  const sample = new Uint8Array(64);
+  let x = 0x9e3779b9;
+  for (let i = 0; i < sample.length; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    sample[i] = x >>> 24;
+  }
+  try {
+    const frame = z.zstdCompressSync(sample, { dictionary: sample });
+    if (frame.length >= sample.length / 2) return false;
+    const back = z.zstdDecompressSync(frame, { dictionary: sample });
+    return back.length === sample.length && back.every((b, i) => b === sample[i]);
+  } catch {
+    return false;
+  }
+}
+
+let dictionaries: DictionaryZstd | null | undefined;
+
+/** node:zlib's zstd with dictionaries, when this Node has it (probed once, on first use). */
+export function dictionaryZstd(): DictionaryZstd | undefined {
+  if (dictionaries === undefined) {
+    const z = nativeZstd ? (api as ZlibZstd) : undefined;
+    dictionaries =
+      z && honoursDictionaries(z)
+        ? {
+            name: "node:zlib",
+            decompress: (frame, dictionary, capacity, firstBuffer) =>
+              decompressBounded(
+                () =>
+                  trimmed(
+                    z.zstdDecompressSync(frame, {
+                      dictionary,
+                      // small outputs (URLs) are the common case: a buffer of the
+                      // capacity each time would cost more than the decoding
+                      chunkSize: Math.max(64, Math.min(firstBuffer, capacity, 64 * 2 ** 20)),
+                      maxOutputLength: Math.max(1, capacity),
+                      params: { [z.constants.ZSTD_d_windowLogMax]: 30 },
+                    }),
+                  ),
+                capacity,
+              ),
+          }
+        : null;
+  }
+  return dictionaries ?? undefined;
 }
 
 /** node:zlib's zstd, when this Node has it. */

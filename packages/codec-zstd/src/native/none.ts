@@ -4,7 +4,12 @@
  *
  * @module
  */
-import type { NativeZstd } from "./types.js";
+import type { DictionaryZstd, NativeZstd } from "./types.js";
 
 /** No native engine here. */
 export const nativeZstd: NativeZstd | undefined = undefined;
+
+/** No zstd with dictionaries here (libzstd's WebAssembly build has no dictionary entry points). */
+export function dictionaryZstd(): DictionaryZstd | undefined {
+  return undefined;
+}

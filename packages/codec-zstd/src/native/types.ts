@@ -20,3 +20,24 @@ export interface NativeZstd {
 
 /** The frame decodes to more than the capacity it was given. */
 export class OutputTooLarge extends Error {}
+
+/**
+ * One-frame decompression with a zstd dictionary (a ZDICT dictionary or raw
+ * content), synchronous: Node's `node:zlib` from 22.19 / 24.6 on.
+ */
+export interface DictionaryZstd {
+  /** A description for messages, e.g. `"node:zlib"`. */
+  readonly name: string;
+  /**
+   * Decompresses one frame with `dictionary` into at most `capacity` bytes,
+   * starting with an output buffer of `firstBuffer` bytes; throws
+   * {@link OutputTooLarge} when the frame holds more, and libzstd's error
+   * (with its code as `errno`) when it cannot be decoded.
+   */
+  decompress(
+    frame: Uint8Array,
+    dictionary: Uint8Array,
+    capacity: number,
+    firstBuffer: number,
+  ): Uint8Array;
+}
