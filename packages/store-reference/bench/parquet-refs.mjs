@@ -4,7 +4,7 @@
 // ParquetReferences. Run after `pnpm --filter @zarr/store-reference build`:
 //   node packages/store-reference/bench/parquet-refs.mjs
 import { parquetWriteBuffer } from "hyparquet-writer";
-import { ParquetReferences } from "../dist/index.js";
+import { ParquetReferences } from "../dist/parquet.js";
 
 const N = 100_000;
 const RECORD = 10_000;

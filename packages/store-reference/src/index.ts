@@ -20,7 +20,7 @@
 export { type ExactRange, type MergedRead, mergeRanges } from "./coalesce.js";
 export { type JsonReferenceOptions, parseJsonReferences } from "./json.js";
 export { parseReferenceUrl, type ReferenceUrl, referenceStoreOpener } from "./opener.js";
-export { type ParquetReferenceOptions, ParquetReferences, type ReadFile } from "./parquet.js";
+export type { ParquetReferenceOptions, ReadFile } from "./parquet.js";
 export { type Reference, resolveTargetUrl } from "./reference.js";
 export { type ReferenceSource, ReferenceStore, type ReferenceStoreOptions } from "./store.js";
 export {

@@ -8,7 +8,9 @@
  * chunk's row-major index in the chunk grid.
  *
  * Parquet files are decoded with hyparquet (snappy built in, zstd through
- * fzstd; other codecs through the `compressors` option).
+ * fzstd; other codecs through the `compressors` option). A separate entry
+ * point, `@zarr/store-reference/parquet`, which `ReferenceStore.fromParquet`
+ * loads on demand, so JSON-only users never load the Parquet reader.
  *
  * @module
  */

@@ -18,7 +18,7 @@ import {
   validateRange,
 } from "@zarr/core/store";
 import { type JsonReferenceOptions, parseJsonReferences } from "./json.js";
-import { type ParquetReferenceOptions, ParquetReferences } from "./parquet.js";
+import type { ParquetReferenceOptions } from "./parquet.js";
 import { badReference, type Reference, resolveTargetUrl } from "./reference.js";
 import {
   createTargetResolver,
@@ -116,6 +116,8 @@ export class ReferenceStore implements ReadableStore {
       }
     };
     try {
+      // Loaded on demand: hyparquet and fzstd are most of this package's size.
+      const { ParquetReferences } = await import("./parquet.js");
       const refs = await ParquetReferences.open(read, options);
       return new ReferenceStore(
         { lookup: (key, signal) => refs.lookup(key, signal), keys: (signal) => refs.keys(signal) },

@@ -1,15 +1,11 @@
 // Fuzz: random and mutated inputs either parse or fail with the package's
-// typed errors — never another exception, never a hang: JSON reference
-// documents (StoreError), template text (TemplateError), and Parquet record
-// files with flipped or truncated bytes (StoreError naming the record file),
-// whose pages are bounded by MAX_PAGE_SIZE before allocation.
+// typed errors, never another exception: JSON reference documents
+// (StoreError), template text (TemplateError), and Parquet record files with
+// a mutated footer or truncated (StoreError naming the record file or key;
+// pages bounded by MAX_PAGE_SIZE and the row count before allocation).
 import { StoreError } from "@zarr/core";
-import {
-  ParquetReferences,
-  parseJsonReferences,
-  renderTemplate,
-  TemplateError,
-} from "@zarr/store-reference";
+import { parseJsonReferences, renderTemplate, TemplateError } from "@zarr/store-reference";
+import { ParquetReferences } from "@zarr/store-reference/parquet";
 import fc from "fast-check";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { describe, expect, it } from "vitest";
