@@ -94,6 +94,11 @@ export const referenceStoreOpener: StoreOpener = {
         },
       );
     }
+    for (const name of ["target", "base"]) {
+      if (own[name] !== undefined && typeof own[name] !== "string") {
+        throw new StoreError(`reference store option ${name} must be a string`, { path: url });
+      }
+    }
     const homeScheme = schemeOf(location);
     const storeOptions = (parent: string): Record<string, unknown> => {
       const scheme = schemeOf(parent);

@@ -152,6 +152,20 @@ describe.skipIf(python === null)("kerchunk references into NetCDF3 and HDF5 file
     await store.close();
   });
 
+  it("opener errors: no location, a bad option, a missing or malformed reference file", async () => {
+    await expect(openStore("reference:")).rejects.toThrow(/names no reference file/);
+    await expect(openStore(`reference:${join(s.dir, "v1.json")}`, { target: 5 })).rejects.toThrow(
+      /option target must be a string/,
+    );
+    await expect(openStore(`reference:${join(s.dir, "nope.json")}`)).rejects.toThrow(
+      /does not exist/,
+    );
+    await expect(openStore(`reference+json:${join(s.dir, "source.nc")}`)).rejects.toThrow(
+      /not UTF-8 JSON/,
+    );
+    await expect(openStore(`reference:${s.dir}`)).rejects.toThrow(/has no .zmetadata/);
+  });
+
   it("store operations on ReferenceStore directly (fromJson, fromParquet)", async () => {
     const fromJson = ReferenceStore.fromJson(referencesV1(s), { base: s.dir });
     const fromParquet = await ReferenceStore.fromParquet(join(s.dir, "refs.parq"), { base: s.dir });
