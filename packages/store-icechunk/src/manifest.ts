@@ -2,14 +2,29 @@
  * Chunk manifest files (spec v2, "Chunk Manifest Files"; `manifest.fbs`):
  * chunk references of one or more arrays, each native (a chunk file of the
  * repository), inline (the bytes themselves) or virtual (a URL, offset and
- * length).
+ * length). Icechunk 2 may store the URL of a virtual chunk compressed with
+ * zstd and a dictionary that the manifest carries (`compressed_location`,
+ * `location_dictionary`; by default in manifests of 1000 or more virtual
+ * chunks).
  *
  * @module
  */
 
-import { UnsupportedError } from "@zarr/core";
-import type { FlatBuffer, Table, VectorView } from "./flatbuffers.js";
+import { decompressWithDictionary, ZSTD_DICTIONARY_REQUIREMENT } from "@zarr/codec-zstd";
+import { CodecError, UnsupportedError } from "@zarr/core";
+import { IcechunkFormatError } from "./errors.js";
+import { type FlatBuffer, type Table, utf8, type VectorView } from "./flatbuffers.js";
 import { compareBytes, encodeId } from "./ids.js";
+
+/**
+ * The longest URL a `compressed_location` may decompress to: 64 KiB, far
+ * above any real URL (Icechunk itself reads at most 1 KiB), and the bound of
+ * the output buffer.
+ */
+export const MAX_LOCATION_BYTES = 64 * 1024;
+/** `Manifest.compression_algorithm` (manifest.fbs): 0 none, 1 zstd with `location_dictionary`. */
+const COMPRESSION_NONE = 0;
+const COMPRESSION_ZSTD_DICTIONARY = 1;
 
 /** Where the bytes of one chunk are. */
 export type ChunkLocation =
@@ -32,12 +47,19 @@ export class Manifest {
   readonly #root: Table;
   readonly #arrays: VectorView;
   readonly #indexes = new Map<number, RefIndex>();
+  /** `location_dictionary` (a view of the file; absent or empty: `undefined`). */
+  readonly #dictionary: Uint8Array | undefined;
+  /** `compression_algorithm` (default 1). */
+  readonly #algorithm: number;
 
   constructor(fb: FlatBuffer) {
     this.#fb = fb;
     this.#root = fb.root("Manifest");
     this.#root.requiredStruct(0, 12, "id");
     this.#arrays = this.#root.requiredVector(1, 4, "arrays");
+    const dictionary = this.#root.bytes(2, "location_dictionary");
+    this.#dictionary = dictionary?.length ? dictionary : undefined;
+    this.#algorithm = this.#root.u8(3, COMPRESSION_ZSTD_DICTIONARY);
   }
 
   /** The id of the manifest (its file name). */
@@ -95,8 +117,15 @@ export class Manifest {
     return { coords, tables, ndim };
   }
 
-  /** The location of chunk `coords` of node `nodeId`, or `undefined` when this manifest has none. */
-  find(nodeId: Uint8Array, ndim: number, coords: readonly number[]): ChunkLocation | undefined {
+  /**
+   * The location of chunk `coords` of node `nodeId`, or `undefined` when this
+   * manifest has none. Asynchronous only for compressed virtual locations.
+   */
+  async find(
+    nodeId: Uint8Array,
+    ndim: number,
+    coords: readonly number[],
+  ): Promise<ChunkLocation | undefined> {
     const index = this.#refsOf(nodeId, ndim);
     if (index === undefined) return undefined;
     const target = Uint32Array.from(coords);
@@ -122,7 +151,7 @@ export class Manifest {
     }
   }
 
-  #location(ref: Table, coords: readonly number[]): ChunkLocation {
+  async #location(ref: Table, coords: readonly number[]): Promise<ChunkLocation> {
     const what = `chunk [${coords.join(", ")}]`;
     const inline = ref.bytes(1, "inline");
     if (inline !== undefined) return { kind: "inline", bytes: inline };
@@ -131,7 +160,12 @@ export class Manifest {
     const chunkId = ref.struct(4, 12);
     if (chunkId !== undefined)
       return { kind: "native", chunkId: encodeId(chunkId), offset, length };
-    const url = ref.string(5, "location");
+    // as Icechunk reads them: a compressed location before a plain one
+    const compressed = ref.bytes(8, "compressed_location");
+    const url =
+      compressed !== undefined
+        ? await this.#decompressLocation(compressed, what)
+        : ref.string(5, "location");
     if (url !== undefined) {
       const etag = ref.string(6, "checksum_etag");
       const lastModified = ref.u32(7);
@@ -144,14 +178,53 @@ export class Manifest {
         ...(lastModified !== 0 ? { lastModified } : {}),
       };
     }
-    if (ref.has(8)) {
-      throw new UnsupportedError(
-        `icechunk file ${this.#fb.file}: ${what} has a zstd-dictionary-compressed virtual location ` +
-          "(Icechunk 2 writes them in manifests with 1000 or more virtual chunks); reading them is not supported yet",
-        { path: this.#fb.file },
+    return this.#fb.fail(`${what} is neither inline, native nor virtual`);
+  }
+
+  /**
+   * The URL a `compressed_location` holds: one zstd frame written with the
+   * manifest's `location_dictionary` (manifest.fbs), at most
+   * {@link MAX_LOCATION_BYTES} of UTF-8. A manifest without the dictionary or
+   * with another `compression_algorithm`, a corrupt frame or a wrong
+   * dictionary is an {@link IcechunkFormatError} naming the file and chunk.
+   */
+  async #decompressLocation(compressed: Uint8Array, what: string): Promise<string> {
+    const file = this.#fb.file;
+    if (this.#algorithm !== COMPRESSION_ZSTD_DICTIONARY) {
+      const name = this.#algorithm === COMPRESSION_NONE ? " (none)" : " (unknown)";
+      this.#fb.fail(
+        `${what} has a compressed_location, but the manifest's compression_algorithm is ` +
+          `${this.#algorithm}${name}: 1 (zstd with location_dictionary) is the only one for them`,
       );
     }
-    return this.#fb.fail(`${what} is neither inline, native nor virtual`);
+    if (this.#dictionary === undefined) {
+      this.#fb.fail(
+        `${what} has a compressed_location, but the manifest has no location_dictionary`,
+      );
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await decompressWithDictionary(compressed, this.#dictionary, MAX_LOCATION_BYTES);
+    } catch (e) {
+      if (e instanceof UnsupportedError) {
+        throw new UnsupportedError(
+          `icechunk file ${file}: ${what} has a zstd-dictionary-compressed virtual location ` +
+            "(Icechunk 2 writes them in manifests with 1000 or more virtual chunks); reading it needs " +
+            `${ZSTD_DICTIONARY_REQUIREMENT}, whose node:zlib decompresses zstd with a dictionary ` +
+            "(browsers and Node 20 cannot)",
+          { path: file, cause: e },
+        );
+      }
+      if (e instanceof CodecError) {
+        throw new IcechunkFormatError(
+          `icechunk file ${file}: ${what}: its compressed_location cannot be decompressed with the ` +
+            `manifest's location_dictionary: ${e.message}`,
+          { path: file, cause: e },
+        );
+      }
+      throw e;
+    }
+    return utf8(this.#fb, bytes, `${what}.compressed_location`);
   }
 }
 

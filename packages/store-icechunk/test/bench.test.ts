@@ -5,15 +5,19 @@
 //    hierarchy (FileSystemStore) and as an Icechunk repository (native chunks,
 //    one manifest); the time includes opening the store.
 // 2. chunk reference lookups in a manifest of 262,144 refs (getSize of every key).
+// 3. lookups of 4096 virtual refs, plain and zstd-dictionary-compressed locations
+//    (a dictionary trained by the zstd CLI; Node >= 22.19 / 24.6 for the latter).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as zlib from "node:zlib";
+import { hasZstdDictionarySupport } from "@zarr/codec-zstd";
 import { openArray } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
 import { IcechunkStore } from "@zarr/store-icechunk";
 import { describe, expect, it } from "vitest";
 import { encodeId } from "../src/ids.js";
-import { type BuiltChunk, buildRepository, makeId } from "./builder.js";
+import { type BuiltChunk, buildRepository, compressLocations, makeId } from "./builder.js";
 
 const N = 2048;
 const C = 128;
@@ -133,4 +137,74 @@ describe.skipIf(!process.env.BENCH)("store-icechunk measurements", () => {
     });
     console.log(`${((side * side) / ms / 1000).toFixed(2)} M lookups/s`);
   }, 300_000);
+
+  it.skipIf(!hasZstdDictionarySupport())(
+    "lookups of 4096 virtual refs: plain and compressed locations",
+    async () => {
+      const side = 64;
+      const url = (i: number) =>
+        `s3://era5-pds/reanalysis/single-levels/year=${1980 + (i % 40)}/month=${(i % 12) + 1}/` +
+        `air_temperature_at_2_metres_${i}.nc`;
+      const training = Array.from({ length: 200 }, (_, i) => url(i * 37 + 5000));
+      const { dictionary } = compressLocations(["x"], training)!;
+      const compress = (zlib as unknown as Record<string, unknown>).zstdCompressSync as (
+        d: Uint8Array,
+        o: object,
+      ) => Uint8Array;
+      for (const compressed of [false, true]) {
+        const nodeId = makeId(1, 8);
+        const manifestId = makeId(2);
+        const refs: BuiltChunk[] = [];
+        for (let k = 0; k < side * side; k++) {
+          const index = [Math.floor(k / side), k % side];
+          refs.push(
+            compressed
+              ? {
+                  index,
+                  offset: 0,
+                  length: 100,
+                  compressedLocation: compress(new TextEncoder().encode(url(k)), { dictionary }),
+                }
+              : { index, offset: 0, length: 100, location: url(k) },
+          );
+        }
+        const { store: memory } = await buildRepository({
+          specVersion: 2,
+          nodes: [
+            {
+              path: "/a",
+              id: nodeId,
+              zarrJson: meta,
+              shape: [
+                [side, 1],
+                [side, 1],
+              ],
+              manifests: [{ id: manifestId, extents: [] }],
+            },
+          ],
+          manifests: [
+            {
+              id: manifestId,
+              arrays: [{ nodeId, refs }],
+              ...(compressed ? { locationDictionary: dictionary, compressionAlgorithm: 1 } : {}),
+            },
+          ],
+        });
+        const size = await memory.getSize?.(`manifests/${encodeId(manifestId)}`);
+        const store = await IcechunkStore.open(memory);
+        await store.getSize("a/c/0/0");
+        const label = compressed ? "compressed locations" : "plain locations";
+        const ms = await time(
+          `${label} (manifest ${size} bytes zstd): 4096 lookups`,
+          5,
+          async () => {
+            for (let k = 0; k < side * side; k++)
+              await store.getSize(`a/c/${Math.floor(k / side)}/${k % side}`);
+          },
+        );
+        console.log(`${label}: ${((ms * 1000) / (side * side)).toFixed(1)} µs per lookup`);
+      }
+    },
+    120_000,
+  );
 });

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import "@zarr/store-fs/register";
-import { openArray, StoreError, UnsupportedError, ValueTooLargeError } from "@zarr/core";
+import { openArray, StoreError, ValueTooLargeError } from "@zarr/core";
 import { IcechunkFormatError, IcechunkStore } from "@zarr/store-icechunk";
 import { afterAll, describe, expect, it } from "vitest";
 import { encodeId } from "../src/ids.js";
@@ -377,7 +377,8 @@ describe("damaged repository files are IcechunkFormatErrors naming the file", ()
     );
   });
 
-  it("a dictionary-compressed virtual location is an UnsupportedError", async () => {
+  // compressed locations with their dictionary: test/compressed-locations.test.ts
+  it("a compressed_location in a manifest without location_dictionary is an IcechunkFormatError", async () => {
     const { store } = await buildRepository(spec(2));
     // hand-made ChunkRef with only index and compressed_location (field 8)
     const { flatbuffer } = await import("./builder.js");
@@ -403,6 +404,9 @@ describe("damaged repository files are IcechunkFormatErrors naming the file", ()
       await icechunkFile(FILE_TYPE.manifest, payload),
     );
     const ice = await IcechunkStore.open(store);
-    await expect(ice.get("g/data/c/0/0")).rejects.toThrow(UnsupportedError);
+    await expect(ice.get("g/data/c/0/0")).rejects.toThrow(IcechunkFormatError);
+    await expect(ice.get("g/data/c/0/0")).rejects.toThrow(
+      /chunk \[0, 0\] has a compressed_location, but the manifest has no location_dictionary/,
+    );
   });
 });

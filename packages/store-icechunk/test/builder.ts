@@ -6,6 +6,10 @@
  * vtable followed by the table, then what the table points to (offsets are
  * unsigned and point forward), every scalar aligned to its size.
  */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ZstdCodec } from "@zarr/codec-zstd";
 import { MemoryStore } from "@zarr/core";
 import { encodeId } from "../src/ids.js";
@@ -184,6 +188,8 @@ export interface BuiltChunk {
   inline?: Uint8Array;
   chunkId?: Uint8Array;
   location?: string;
+  /** A zstd frame of the location, written with the manifest's `locationDictionary` (see {@link compressLocations}). */
+  compressedLocation?: Uint8Array;
   offset?: number;
   length?: number;
   etag?: string;
@@ -263,11 +269,23 @@ export function snapshotPayload(
   ]);
 }
 
+/** The location compression fields of a manifest (`Manifest.location_dictionary`, `compression_algorithm`). */
+export interface LocationCompression {
+  /** `location_dictionary`; absent when left out. */
+  locationDictionary?: Uint8Array;
+  /** `compression_algorithm`; absent (the schema's default, 1) when left out. */
+  compressionAlgorithm?: number;
+}
+
 /** A manifest flatbuffer (`manifest.fbs`); refs are sorted by index as the spec requires. */
 export function manifestPayload(
   id: Uint8Array,
   arrays: { nodeId: Uint8Array; refs: BuiltChunk[] }[],
-  { sort = true } = {},
+  {
+    sort = true,
+    locationDictionary,
+    compressionAlgorithm,
+  }: { sort?: boolean } & LocationCompression = {},
 ): Uint8Array {
   return flatbuffer([
     { struct: id, align: 1 },
@@ -291,12 +309,52 @@ export function manifestPayload(
               r.chunkId ? { struct: r.chunkId, align: 1 } : undefined,
               r.location !== undefined ? { string: r.location } : undefined,
               r.etag !== undefined ? { string: r.etag } : undefined,
+              undefined,
+              r.compressedLocation !== undefined ? { bytes: r.compressedLocation } : undefined,
             ]),
           },
         ];
       }),
     },
+    locationDictionary !== undefined ? { bytes: locationDictionary } : undefined,
+    compressionAlgorithm !== undefined ? { u8: compressionAlgorithm } : undefined,
   ]);
+}
+
+/**
+ * Compresses `locations` as Icechunk 2 does (manifest.fbs `compressed_location`;
+ * its `train_location_dictionary` and `compress_locations`): a ZDICT
+ * dictionary trained on `trainingSet` (Icechunk samples up to 100 of a
+ * manifest's locations; `--maxdict=2048`, its default size), then one frame
+ * per location with that dictionary, with content size and dictionary id and
+ * without checksum (libzstd's defaults for a bulk compressor). Uses the zstd
+ * CLI; `undefined` when it is not installed.
+ */
+export function compressLocations(
+  locations: string[],
+  trainingSet: string[],
+): { dictionary: Uint8Array; frames: Uint8Array[] } | undefined {
+  if (spawnSync("zstd", ["--version"]).status !== 0) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), "icechunk-locations-"));
+  try {
+    const run = (args: string[]) => {
+      const r = spawnSync("zstd", ["-q", "-f", ...args], { cwd: dir });
+      if (r.status !== 0) throw new Error(`zstd ${args.join(" ")}: ${r.stderr}`);
+    };
+    mkdirSync(join(dir, "samples"));
+    trainingSet.forEach((s, i) => {
+      writeFileSync(join(dir, "samples", String(i)), s);
+    });
+    run(["--train", "-r", "samples", "-o", "dict", "--maxdict=2048"]);
+    const frames = locations.map((location, i) => {
+      writeFileSync(join(dir, `l${i}`), location);
+      run(["-D", "dict", "--no-check", `l${i}`, "-o", `l${i}.zst`]);
+      return new Uint8Array(readFileSync(join(dir, `l${i}.zst`)));
+    });
+    return { dictionary: new Uint8Array(readFileSync(join(dir, "dict"))), frames };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A repo info flatbuffer (`repo.fbs`): every snapshot, branches and tags by snapshot index. */
@@ -340,7 +398,10 @@ export function repoPayload(
 export interface RepoSpec {
   specVersion: 1 | 2;
   nodes: BuiltNode[];
-  manifests: { id: Uint8Array; arrays: { nodeId: Uint8Array; refs: BuiltChunk[] }[] }[];
+  manifests: ({
+    id: Uint8Array;
+    arrays: { nodeId: Uint8Array; refs: BuiltChunk[] }[];
+  } & LocationCompression)[];
   chunks?: Record<string, Uint8Array>;
   compression?: 0 | 1;
   containersYaml?: string;
@@ -365,7 +426,7 @@ export async function buildRepository(
   for (const m of spec.manifests) {
     await store.set(
       `manifests/${encodeId(m.id)}`,
-      await icechunkFile(FILE_TYPE.manifest, manifestPayload(m.id, m.arrays), opts),
+      await icechunkFile(FILE_TYPE.manifest, manifestPayload(m.id, m.arrays, m), opts),
     );
   }
   for (const [id, bytes] of Object.entries(spec.chunks ?? {}))
