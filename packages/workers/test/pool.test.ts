@@ -7,7 +7,7 @@
 import "@zarr/codec-blosc/register";
 import "@zarr/codec-gzip/register";
 import "@zarr/codec-zstd/register";
-import { execSync } from "node:child_process";
+import { execSync, spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
@@ -429,5 +429,25 @@ describe("WorkerPool: errors, fallback, abort", () => {
     };
     expect(p.encode(a.codecs, chunk, { format: 3, path: "zstd" })).toBeUndefined();
     expect(p.pending).toBe(0);
+  });
+});
+
+describe("a process started with flags workers refuse", () => {
+  it("reads through the pool (workers start without --max-old-space-size, --expose-gc, --stack-size)", () => {
+    const child = spawnSync(
+      process.execPath,
+      [
+        "--max-old-space-size=512",
+        "--expose-gc",
+        "--stack-size=2000",
+        fileURLToPath(new URL("fixtures/flags-child.mjs", import.meta.url)),
+      ],
+      { encoding: "utf8", timeout: 45_000 },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout.trim().split("\n").at(-1) ?? "")).toEqual({
+      same: true,
+      workersTookJobs: true,
+    });
   });
 });

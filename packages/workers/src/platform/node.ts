@@ -40,9 +40,46 @@ function workerExecArgv(): string[] {
   return out;
 }
 
+/** The flags workers accepted, once a worker has started (see {@link newWorker}). */
+let acceptedExecArgv: string[] | undefined;
+
+/**
+ * A worker with the parent's flags, less those workers refuse: V8 and
+ * per-process options (`--max-old-space-size`, `--expose-gc`, `--stack-size`,
+ * `--title`...) make `new Worker` throw `ERR_WORKER_INVALID_EXEC_ARGV`, whose
+ * message lists them. They are left out (a worker's heap has its own limits);
+ * if the list cannot be read, the worker starts with no flags at all.
+ */
+function newWorker(url: URL): Worker {
+  const argv = acceptedExecArgv ?? workerExecArgv();
+  try {
+    const worker = new Worker(url, { execArgv: argv });
+    acceptedExecArgv = argv;
+    return worker;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw error;
+    const message = String((error as Error).message);
+    const refused = new Set(
+      message
+        .slice(message.indexOf(":") + 1)
+        .split(",")
+        .map((f) => f.trim()),
+    );
+    const kept = argv.filter((a) => !refused.has(a));
+    acceptedExecArgv = kept.length < argv.length ? kept : [];
+    try {
+      return new Worker(url, { execArgv: acceptedExecArgv });
+    } catch (again) {
+      if ((again as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw again;
+      acceptedExecArgv = [];
+      return new Worker(url, { execArgv: [] });
+    }
+  }
+}
+
 /** Starts a worker running the module at `url`. */
 export function spawnWorker(url: URL, events: WorkerEvents): WorkerHandle {
-  const worker = new Worker(url, { execArgv: workerExecArgv() });
+  const worker = newWorker(url);
   let dead = false;
   let terminating = false;
   const fail = (error: Error) => {
