@@ -119,12 +119,14 @@ export class Manifest {
 
   /**
    * The location of chunk `coords` of node `nodeId`, or `undefined` when this
-   * manifest has none. Asynchronous only for compressed virtual locations.
+   * manifest has none (asynchronous: compressed virtual locations are
+   * decompressed). `key`, the chunk's store key, names it in errors.
    */
   async find(
     nodeId: Uint8Array,
     ndim: number,
     coords: readonly number[],
+    key?: string,
   ): Promise<ChunkLocation | undefined> {
     const index = this.#refsOf(nodeId, ndim);
     if (index === undefined) return undefined;
@@ -135,7 +137,7 @@ export class Manifest {
       const mid = (lo + hi) >>> 1;
       const c = compareAt(index.coords, mid * ndim, target, 0, ndim);
       if (c === 0)
-        return this.#location(this.#fb.table(index.tables[mid], `ChunkRef ${mid}`), coords);
+        return this.#location(this.#fb.table(index.tables[mid], `ChunkRef ${mid}`), coords, key);
       if (c < 0) lo = mid + 1;
       else hi = mid;
     }
@@ -151,8 +153,8 @@ export class Manifest {
     }
   }
 
-  async #location(ref: Table, coords: readonly number[]): Promise<ChunkLocation> {
-    const what = `chunk [${coords.join(", ")}]`;
+  async #location(ref: Table, coords: readonly number[], key?: string): Promise<ChunkLocation> {
+    const what = key === undefined ? `chunk [${coords.join(", ")}]` : `chunk ${key}`;
     const inline = ref.bytes(1, "inline");
     if (inline !== undefined) return { kind: "inline", bytes: inline };
     const offset = ref.u64(2, "offset");

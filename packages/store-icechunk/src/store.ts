@@ -285,7 +285,7 @@ export class IcechunkStore implements AnyStore {
       for (const ref of node.manifests) {
         if (!covers(ref.extents, coords)) continue;
         const manifest = await this.#manifest(ref.id, options);
-        const found = await manifest.find(node.id, node.ndim, coords);
+        const found = await manifest.find(node.id, node.ndim, coords, key);
         if (found !== undefined) return found;
       }
       return undefined;

@@ -406,7 +406,7 @@ describe("damaged repository files are IcechunkFormatErrors naming the file", ()
     const ice = await IcechunkStore.open(store);
     await expect(ice.get("g/data/c/0/0")).rejects.toThrow(IcechunkFormatError);
     await expect(ice.get("g/data/c/0/0")).rejects.toThrow(
-      /chunk \[0, 0\] has a compressed_location, but the manifest has no location_dictionary/,
+      /chunk g\/data\/c\/0\/0 has a compressed_location, but the manifest has no location_dictionary/,
     );
   });
 });
