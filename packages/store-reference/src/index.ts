@@ -25,6 +25,7 @@ export { type Reference, resolveTargetUrl } from "./reference.js";
 export { type ReferenceSource, ReferenceStore, type ReferenceStoreOptions } from "./store.js";
 export {
   createTargetResolver,
+  isLocalLocation,
   splitTargetUrl,
   type TargetLocation,
   TargetNotFoundError,

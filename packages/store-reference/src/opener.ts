@@ -16,7 +16,7 @@ import { type AnyStore, StoreError } from "@zarr/core";
 import type { StoreOpener } from "@zarr/core/store";
 import { parentOf } from "./reference.js";
 import { ReferenceStore, type ReferenceStoreOptions } from "./store.js";
-import { createTargetResolver } from "./targets.js";
+import { createTargetResolver, isLocalLocation } from "./targets.js";
 
 /** The format and location of a `reference:` URL. */
 export interface ReferenceUrl {
@@ -65,6 +65,7 @@ const OWN_OPTIONS = new Set([
   "protocolOptions",
   "cachedRecords",
   "maxGenerated",
+  "allowLocalTargets",
   "signal",
 ]);
 
@@ -72,6 +73,10 @@ const OWN_OPTIONS = new Set([
  * Opens `reference:` URLs (see the module documentation) as read-only
  * {@link ReferenceStore}s. Options:
  *
+ * - `allowLocalTargets`: let a reference file that is not itself local (on
+ *   `https:`, `s3:`, ...) point at local files (paths, `file:` URLs); refused
+ *   by default, so a hostile reference file cannot make an application read
+ *   (or `zarr serve` publish) the machine's files;
  * - `target`, `base`, `maxGap`, `maxRequestSize`, `cachedRecords`, `maxGenerated`:
  *   as in {@link ReferenceStoreOptions};
  * - `protocolOptions`: `{ [scheme]: options }` for every store opened on that
@@ -104,10 +109,13 @@ export const referenceStoreOpener: StoreOpener = {
       const scheme = schemeOf(parent);
       return perScheme[scheme] ?? (scheme === homeScheme ? inherited : {});
     };
+    // A reference file from elsewhere (https:, s3:, ...) reads no local file unless allowed.
+    const localFiles = isLocalLocation(location) || own.allowLocalTargets === true;
     const targets = createTargetResolver({
       storeOptions,
       maxGap: own.maxGap as number | undefined,
       maxRequestSize: own.maxRequestSize as number | undefined,
+      localFiles,
     });
     const storeOpts: ReferenceStoreOptions & Record<string, unknown> = {
       ...own,

@@ -23,6 +23,13 @@ export interface TargetResolverOptions {
   maxGap?: number;
   /** Merged reads stop growing at this many bytes (one range is never split). Default: 8 MiB. */
   maxRequestSize?: number;
+  /**
+   * Whether targets may be local files: plain paths, `file:` URLs, and `zip:`,
+   * `reference:` or `icechunk:` locations on them (default `true`). With
+   * `false`, reading one is a `StoreError`: a reference file from elsewhere
+   * cannot make an application (e.g. `zarr serve`) read the machine's files.
+   */
+  localFiles?: boolean;
 }
 
 /** Reads byte ranges (or whole files) of target URLs. */
@@ -66,6 +73,27 @@ export class TargetNotFoundError extends StoreError {
 }
 
 const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
+/** Schemes whose body is another location (an archive, a reference file, a repository). */
+const WRAPPER = /^(?:zip|icechunk|reference(?:\+json|\+parquet)?):/i;
+
+/**
+ * Whether `url` names something on the local file system: a path, a `file:`
+ * URL (or a Windows drive letter), or a wrapper scheme around one.
+ *
+ * @example
+ * ```ts
+ * isLocalLocation("/data/a.nc"); // true
+ * isLocalLocation("zip:file:///tmp/a.zip!/x"); // true
+ * isLocalLocation("s3://bucket/a.nc"); // false
+ * ```
+ */
+export function isLocalLocation(url: string): boolean {
+  let inner = url;
+  for (let m = WRAPPER.exec(inner); m; m = WRAPPER.exec(inner)) inner = inner.slice(m[0].length);
+  const scheme = SCHEME.exec(inner)?.[1];
+  return scheme === undefined || scheme.length === 1 || scheme.toLowerCase() === "file";
+}
+
 const DEFAULT_GAP = 16 * 1024;
 const DEFAULT_MAX_REQUEST = 8 * 1024 * 1024;
 
@@ -151,9 +179,18 @@ export function createTargetResolver(options: TargetResolverOptions = {}): Targe
   let scheduled = false;
   let closed = false;
 
+  const localFiles = options.localFiles ?? true;
   const storeFor = (parent: string): Promise<Store> => {
     let store = stores.get(parent);
     if (store === undefined) {
+      if (!localFiles && isLocalLocation(parent)) {
+        return Promise.reject(
+          new StoreError(
+            `target folder ${JSON.stringify(parent)} is on the local file system, which these references may not read (a reference file that is not local itself reads local files only with allowLocalTargets: true)`,
+            { path: parent },
+          ),
+        );
+      }
       store = openStore(parent, options.storeOptions?.(parent) ?? {}).then(resolveStore);
       // A failed open is not cached: the next read tries again.
       store.catch(() => stores.delete(parent));
