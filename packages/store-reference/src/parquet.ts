@@ -25,6 +25,7 @@ import {
   snappyUncompress,
 } from "hyparquet";
 import { parquetHeader } from "hyparquet/src/column.js";
+import { ColumnChunkGuard, flatColumns } from "./parquet-guard.js";
 import { badReference, checkReferenceKey, type Reference, referenceCount } from "./reference.js";
 
 /** Options of {@link ParquetReferences.open}. */
@@ -274,13 +275,28 @@ function rowReference(key: string, columns: RecordColumns, row: number): Referen
  * the next header inside the chunk. hyparquet's page loop trusts these sizes
  * (a negative one sends it back to an earlier header, forever); after this
  * walk every page moves it forward, so it ends. Pages may not claim more
- * values than their row group has rows (bounded by `record_size`).
+ * values than their row group has rows (bounded by `record_size`). The
+ * pages of the columns read (`read`) are also decompressed and their
+ * level and value streams walked ({@link ColumnChunkGuard}), so that
+ * hyparquet's run-length decoder cannot loop beyond the page's values.
  */
-function checkPages(file: ArrayBuffer, metadata: FileMetaData): void {
+function checkPages(
+  file: ArrayBuffer,
+  metadata: FileMetaData,
+  read: ReadonlySet<string>,
+  compressors: Compressors,
+): void {
+  const columns = flatColumns(metadata.schema);
   for (const group of metadata.row_groups) {
     for (const column of group.columns) {
       const meta = column.meta_data;
       if (meta === undefined) throw new Error("a column chunk has no metadata");
+      const name = meta.path_in_schema.join(".");
+      const flat = columns.get(name);
+      const guard =
+        read.has(name) && flat !== undefined
+          ? new ColumnChunkGuard(flat, meta.codec, compressors)
+          : undefined;
       const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
       const size = Number(meta.total_compressed_size);
       if (
@@ -317,6 +333,7 @@ function checkPages(file: ArrayBuffer, metadata: FileMetaData): void {
             `a page of column ${meta.path_in_schema.join(".")} has a bad size (${pageSize})`,
           );
         }
+        guard?.page(header, new Uint8Array(file, start + reader.offset, pageSize));
         reader.offset += pageSize;
       }
     }
@@ -376,12 +393,12 @@ async function decodeRecord(
     if (!(rows >= 0 && rows <= recordSize)) {
       throw new Error(`it has ${metadata.num_rows} rows, more than record_size (${recordSize})`);
     }
-    checkPages(file, metadata);
     const names = new Set(metadata.schema.slice(1).map((s) => s.name));
     for (const c of ["path", "offset", "size"]) {
       if (!names.has(c)) throw new Error(`no '${c}' column`);
     }
     const wanted = ["path", "offset", "size", ...(names.has("raw") ? ["raw"] : [])];
+    checkPages(file, metadata, new Set(wanted), compressors);
     for (const c of wanted) columns[c] = new Array(rows).fill(null);
     await parquetRead({
       file,
