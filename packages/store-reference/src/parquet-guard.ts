@@ -43,6 +43,9 @@ export interface FlatColumn {
   readonly maxDefinitionLevel: 0 | 1;
 }
 
+/** The widest RLE/bit-packed values accepted (hyparquet decodes wider bit-packed values wrongly). */
+export const MAX_BIT_WIDTH = 24;
+
 /** The largest RLE/bit-packed header or run count accepted (hyparquet computes with int32). */
 const MAX_HEADER = 2 ** 31 - 1;
 
@@ -297,7 +300,10 @@ export function walkHybrid(
   n: number,
   maxValue: number,
 ): number {
-  if (width > 32) throw new Error(`bit width ${width} is more than 32`);
+  // hyparquet's bit-packed reader shifts an int32 window: widths above 24
+  // decode wrongly (measured against a bit-by-bit decoder), and an index
+  // needing them would address a dictionary of 2^24 entries.
+  if (width > MAX_BIT_WIDTH) throw new Error(`bit width ${width} is more than ${MAX_BIT_WIDTH}`);
   const valueBytes = (width + 7) >> 3;
   let at = start;
   let seen = 0;
@@ -390,31 +396,25 @@ function fixedWidth(column: FlatColumn): number | undefined {
 
 /** Checks that `n` PLAIN values of the column lie in `page[at, end)`. */
 function walkPlain(page: Uint8Array, at: number, column: FlatColumn, n: number): void {
-  const room = page.length - at;
-  const fits = (bytes: number) => {
-    if (bytes > room)
-      throw new Error(`${n} PLAIN values need ${bytes} bytes, the page has ${room}`);
-  };
-  switch (column.type) {
-    case "BOOLEAN":
-      return fits(Math.ceil(n / 8));
-    case "INT96":
-      return fits(n * 12);
-    case "BYTE_ARRAY": {
-      const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
-      for (let i = 0; i < n; i++) {
-        if (at + 4 > page.length) throw new Error(`PLAIN value ${i} overruns the page`);
-        const length = view.getUint32(at, true);
-        at += 4;
-        if (length > page.length - at) throw new Error(`PLAIN value ${i} overruns the page`);
-        at += length;
-      }
-      return;
+  if (column.type === "BYTE_ARRAY") {
+    const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
+    for (let i = 0; i < n; i++) {
+      if (at + 4 > page.length) throw new Error(`PLAIN value ${i} overruns the page`);
+      const length = view.getUint32(at, true);
+      at += 4;
+      if (length > page.length - at) throw new Error(`PLAIN value ${i} overruns the page`);
+      at += length;
     }
-    default: {
-      const width = fixedWidth(column);
-      if (width === undefined) throw new Error(`column type ${column.type} is not supported`);
-      return fits(n * width);
-    }
+    return;
   }
+  let bytes: number;
+  if (column.type === "BOOLEAN") bytes = Math.ceil(n / 8);
+  else if (column.type === "INT96") bytes = n * 12;
+  else {
+    const width = fixedWidth(column);
+    if (width === undefined) throw new Error(`column type ${column.type} is not supported`);
+    bytes = n * width;
+  }
+  const room = page.length - at;
+  if (bytes > room) throw new Error(`${n} PLAIN values need ${bytes} bytes, the page has ${room}`);
 }
