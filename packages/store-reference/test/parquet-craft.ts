@@ -303,6 +303,6 @@ export function plainStrings(values: string[]): number[] {
 export function plainInt64(values: number[]): number[] {
   const b = new Uint8Array(values.length * 8);
   const view = new DataView(b.buffer);
-  values.forEach((v, i) => view.setBigInt64(i * 8, BigInt(v), true));
+  for (const [i, v] of values.entries()) view.setBigInt64(i * 8, BigInt(v), true);
   return [...b];
 }

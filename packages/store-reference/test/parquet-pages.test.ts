@@ -238,9 +238,7 @@ describe.runIf(CHILD)("hand-made pages (Parquet Encodings.md, RLE/bit-packed hyb
       values: 1,
       body: Uint8Array.from(plainStrings(["s3://b/x.nc"])),
     };
-    const expected = EXPECTED.map((e, i) =>
-      e?.kind === "range" ? { ...e, url: "s3://b/x.nc" } : e,
-    );
+    const expected = EXPECTED.map((e) => (e?.kind === "range" ? { ...e, url: "s3://b/x.nc" } : e));
     const levels = bitPackedRun(DEF_LEVELS, 1);
     expect(await readAll(recordFile([one, pathV2(levels, rleRun(7, 0, 0), 0)]))).toEqual(expected);
     expect(await readAll(recordFile([one, pathV1(levels, [], 0)]))).toEqual(expected);
