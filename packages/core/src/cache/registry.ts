@@ -4,8 +4,10 @@
  * replaces. Stores are identified by object (the store as given, `Store.inner`),
  * never by URL: two store objects on one place are two stores here.
  *
- * `resolveStore`'s writes call {@link changing}; with no cache holding values
- * of a store, that is one `WeakMap` lookup.
+ * `resolveStore`'s writes call {@link changing}, which also counts the writes
+ * of each store (one `WeakMap` entry per store written through a handle) so
+ * that a load overlapping a write is never kept, even by a cache that first
+ * reads the store while the write runs.
  *
  * @module
  */
@@ -22,6 +24,15 @@ const ids = new WeakMap<object, number>();
 let nextId = 1;
 /** Weakly held: a cache nobody uses any more is collected even while its stores live. */
 const holders = new WeakMap<object, Set<WeakRef<ChunkHolder>>>();
+/** Per store: how many holders were live at the last sweep of dead references (see {@link holdValuesOf}). */
+const swept = new WeakMap<Set<WeakRef<ChunkHolder>>, number>();
+
+/** Writes of a store: how many have started (ever) and how many run now. Kept for every store that is written through a handle. */
+interface WriteState {
+  started: number;
+  running: number;
+}
+const writes = new WeakMap<object, WriteState>();
 
 /** The id of the store object `scope` (stable for the object's lifetime). */
 export function storeId(scope: object): number {
@@ -41,6 +52,32 @@ export function holdValuesOf(scope: object, ref: WeakRef<ChunkHolder>): void {
     holders.set(scope, set);
   }
   set.add(ref);
+  // Caches made and dropped one after another (one per request) leave dead
+  // references: sweep them whenever the set has doubled since the last sweep,
+  // so it holds at most about twice the live caches (amortized O(1) per cache).
+  if (set.size > 2 * (swept.get(set) ?? 0) + 16) {
+    for (const r of set) if (r.deref() === undefined) set.delete(r);
+    swept.set(set, set.size);
+  }
+}
+
+/**
+ * A mark of the writes of store `scope` for a load starting now: `undefined`
+ * when a write runs (what the load reads may be replaced under it). Pass it to
+ * {@link unchangedSince} when the load ends.
+ */
+export function writeMark(scope: object): number | undefined {
+  const state = writes.get(scope);
+  if (state === undefined) return 0;
+  return state.running > 0 ? undefined : state.started;
+}
+
+/**
+ * Whether no write of store `scope` ran at any time between {@link writeMark}
+ * (which gave `mark`) and now: only then may a load's value be kept.
+ */
+export function unchangedSince(scope: object, mark: number | undefined): boolean {
+  return mark !== undefined && (writes.get(scope)?.started ?? 0) === mark;
 }
 
 function forEachHolder(scope: object, fn: (holder: ChunkHolder, id: number) => void): void {
@@ -57,14 +94,23 @@ function forEachHolder(scope: object, fn: (holder: ChunkHolder, id: number) => v
 /**
  * Runs `write`, which replaces or erases `keys` of the store `scope` (or every
  * key starting with a prefix), dropping what caches hold of them before and
- * after it: a read that started meanwhile may have loaded the old value.
+ * after it: a read that started meanwhile may have loaded the old value. The
+ * write is counted for the store (see {@link writeMark}) whether or not a
+ * cache holds its values yet: a cache that first reads the store while the
+ * write runs must not keep what it reads.
  */
 export async function changing<T>(
   scope: object,
   change: { keys: readonly string[] } | { prefix: string },
   write: () => Promise<T>,
 ): Promise<T> {
-  if (!holders.has(scope)) return write();
+  let state = writes.get(scope);
+  if (state === undefined) {
+    state = { started: 0, running: 0 };
+    writes.set(scope, state);
+  }
+  state.started++;
+  state.running++;
   const drop = () =>
     forEachHolder(scope, (holder, id) =>
       "keys" in change ? holder.dropKeys(id, change.keys) : holder.dropPrefix(id, change.prefix),
@@ -73,6 +119,7 @@ export async function changing<T>(
   try {
     return await write();
   } finally {
+    state.running--;
     drop();
   }
 }
