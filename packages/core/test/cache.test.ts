@@ -47,8 +47,18 @@ beforeAll(() => {
 });
 
 const CHUNK_BYTES = 16 * 16 * 4;
-/** What each entry counts beside its values (ChunkCache's TSDoc). */
-const ENTRY_OVERHEAD_BYTES = 64;
+/**
+ * What an entry of a stored chunk counts beside its values (ChunkCache's
+ * TSDoc): 352 + 288 bytes plus 2 per character of its key, store id and
+ * separators included (`<id>\0<key>\0`).
+ */
+const overhead = (key: string, storeIdDigits: number) => 640 + 2 * (storeIdDigits + key.length + 2);
+/** The store id's digits of the entries in `cache`, from its bytes (one entry of `key`, values `values` bytes). */
+function storeIdDigits(cache: ChunkCache, key: string, values: number): number {
+  const digits = ((cache.bytes - values - 640) / 2 - key.length - 2) / cache.size;
+  expect(Number.isInteger(digits) && digits >= 1 && digits <= 6).toBe(true);
+  return digits;
+}
 
 /** A 64 × 64 float32 array in 16 × 16 chunks holding 0, 1, 2, ... in C order. */
 async function grid(store: CountingStore | MemoryStore, path = "a") {
@@ -91,7 +101,10 @@ describe("ChunkCache: hits", () => {
     expect(counting.counts.reads).toBe(2);
     expect(values(panned)).toEqual(expected([8, 24], [20, 40]));
     expect(chunkCache.size).toBe(6);
-    expect(chunkCache.bytes).toBe(6 * (CHUNK_BYTES + ENTRY_OVERHEAD_BYTES));
+    const one = new ChunkCache({ maxBytes: 1 << 20 });
+    await a.get([0, 0], { chunkCache: one });
+    const digits = storeIdDigits(one, "a/c/0/0", CHUNK_BYTES);
+    expect(chunkCache.bytes).toBe(6 * (CHUNK_BYTES + overhead("a/c/0/0", digits)));
     expect(chunkCache.stats).toEqual({ hits: 6, misses: 6, evictions: 0 });
     // Without the cache, every read goes to the store.
     counting.reset();
@@ -139,7 +152,14 @@ describe("ChunkCache: hits", () => {
 });
 
 describe("ChunkCache: size bound", () => {
-  const entry = CHUNK_BYTES + ENTRY_OVERHEAD_BYTES;
+  // Every key here is "a/c/Y/X" (one digit each), on stores whose ids have the same digits.
+  let entry = 0;
+  beforeAll(async () => {
+    const a = await grid(new MemoryStore());
+    const one = new ChunkCache({ maxBytes: 1 << 20 });
+    await a.get([0, 0], { chunkCache: one });
+    entry = CHUNK_BYTES + overhead("a/c/0/0", storeIdDigits(one, "a/c/0/0", CHUNK_BYTES));
+  });
   const chunk = (cy: number, cx: number) => [
     slice(cy * 16, cy * 16 + 1),
     slice(cx * 16, cx * 16 + 1),

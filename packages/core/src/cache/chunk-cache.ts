@@ -6,7 +6,7 @@
 
 import type { AnyStore, Store } from "../store/types.js";
 import { type ChunkCacheStats, ChunkEntries, entriesKey } from "./entries.js";
-import { holdValuesOf, storeId } from "./registry.js";
+import { holdValuesOf, storeId, unchangedSince, writeMark } from "./registry.js";
 
 export type { ChunkCacheStats } from "./entries.js";
 
@@ -62,7 +62,7 @@ export class ChunkCache {
     if (!Number.isSafeInteger(max) || max < 0) {
       throw new RangeError(`maxBytes must be a non-negative safe integer, got ${String(max)}`);
     }
-    this.#entries = new ChunkEntries(max, { storeId, holdValuesOf });
+    this.#entries = new ChunkEntries(max, { storeId, holdValuesOf, writeMark, unchangedSince });
     // For core's read paths (see chunkEntries), not part of the API.
     Object.defineProperty(this, entriesKey(), { value: this.#entries });
   }
@@ -103,12 +103,22 @@ export class ChunkCache {
    * @param path - An array or group path (`"temps"`, `"/temps"`); omitted or
    *   `""`: every entry of the store.
    *
+   * @throws TypeError when `store` is not an object or `path` not a string.
+   *
    * @example
    * ```ts
    * chunkCache.invalidate(array.store, array.path);
    * ```
    */
   invalidate(store: AnyStore | Store, path?: string): void {
+    if (typeof store !== "object" || store === null) {
+      throw new TypeError(
+        `ChunkCache.invalidate: store must be a store object, got ${store === null ? "null" : typeof store}`,
+      );
+    }
+    if (path !== undefined && typeof path !== "string") {
+      throw new TypeError(`ChunkCache.invalidate: path must be a string, got ${typeof path}`);
+    }
     // A store made by resolveStore (its marker, not an import: this module stays off the read path).
     const scope = Symbol.for("@zarr/core.resolvedStore") in store ? (store as Store).inner : store;
     const p = path?.replace(/^\/+|\/+$/g, "") ?? "";

@@ -8,19 +8,38 @@
 
 import type { NDArray } from "../codecs/types.js";
 import type { DataArray } from "../dtypes/types.js";
+import { untilAborted } from "../errors.js";
 import type { ChunkCache } from "./chunk-cache.js";
 import type { ChunkHolder } from "./registry.js";
 
 /** A cached chunk: its decoded values, or `null` when it is not stored (reads as the fill value). */
 export type CachedChunk = NDArray | null;
 
-/** Bytes every entry counts beside its values (key, bookkeeping); a chunk that is not stored counts only this. */
-export const ENTRY_OVERHEAD_BYTES = 64; // documented in ChunkCache's TSDoc and the performance guide
+/**
+ * Bytes every entry counts beside its values and key, measured on V8 (Node 20
+ * and 24, `node --expose-gc` heap + array buffers retained per entry, see
+ * docs/performance.md): the `Map` and `Set` slots and the entry object.
+ */
+export const ENTRY_OVERHEAD_BYTES = 352;
+
+/** Bytes a stored chunk's entry counts beside its values: the array object, the typed array and its buffer (measured as above). */
+export const VALUE_OVERHEAD_BYTES = 288;
+
+/**
+ * What the entry `id` counts beside its decoded values: {@link ENTRY_OVERHEAD_BYTES},
+ * {@link VALUE_OVERHEAD_BYTES} when the chunk is stored, and 2 bytes per
+ * character of its key (which holds the array's path).
+ */
+export function entryOverhead(id: string, stored: boolean): number {
+  return ENTRY_OVERHEAD_BYTES + (stored ? VALUE_OVERHEAD_BYTES : 0) + 2 * id.length;
+}
 
 /** Where {@link ChunkEntries} finds store ids and records the stores it holds (cache/registry.ts). */
 export interface StoreRegistry {
   storeId(scope: object): number;
   holdValuesOf(scope: object, ref: WeakRef<ChunkHolder>): void;
+  writeMark(scope: object): number | undefined;
+  unchangedSince(scope: object, mark: number | undefined): boolean;
 }
 
 /**
@@ -41,6 +60,16 @@ export function chunkEntries(cache: ChunkCache): ChunkEntries {
  */
 export function entriesKey(): symbol {
   return Symbol.for("@zarr/core.chunkEntries");
+}
+
+/**
+ * What readers must agree on to share one load: the decode limits they read
+ * under (a strict reader's limits must not fail a default reader, nor a
+ * default reader's load hand a strict reader values it would reject).
+ */
+export function shareKey(options: { decodeLimits?: object }): string {
+  const limits = options.decodeLimits;
+  return limits === undefined ? "" : JSON.stringify(Object.entries(limits).sort());
 }
 
 /** Counters of a {@link ChunkCache} since it was made. */
@@ -65,12 +94,20 @@ interface Loading {
   readonly promise: Promise<CachedChunk>;
   readonly tag: string;
   readonly group: string;
+  /** Ends the load's store requests and decoding: when every reader waiting on it has aborted. */
+  readonly controller: AbortController;
+  /** Readers waiting (see {@link ChunkEntries.wait}); the load is abandoned when this falls to 0 by aborts. */
+  readers: number;
+  /** Drops the load from the cache (it is not kept) and aborts it. */
+  abandon(reason: unknown): void;
 }
 
 /** A load registered with {@link ChunkEntries.begin}: the loader settles it exactly once. */
 export interface PendingChunk {
-  /** Resolves with what readers copy from (never the caller's `value` itself). */
+  /** Resolves with what readers copy from (never the caller's `value` itself); wait on it with {@link ChunkEntries.wait}. */
   readonly promise: Promise<CachedChunk>;
+  /** The load's own signal: aborted when every reader waiting on it has aborted. */
+  readonly signal: AbortSignal;
   /** Hands over the decoded chunk (or `null`: not stored); returns what readers copy from. */
   settle(value: CachedChunk): CachedChunk;
   fail(error: unknown): void;
@@ -80,7 +117,9 @@ export interface PendingChunk {
 export class ChunkEntries implements ChunkHolder {
   readonly maxBytes: number;
   readonly #entries = new Map<string, Entry>(); // least recently used first
-  readonly #loading = new Map<string, Loading>();
+  /** Loads in flight by entry id, then by what readers must agree on to share one (decode limits). */
+  readonly #loading = new Map<string, Map<string, Loading>>();
+  readonly #byPromise = new WeakMap<Promise<CachedChunk>, Loading>();
   /** Entry and load ids by store id + store key, for invalidation. */
   readonly #groups = new Map<string, Set<string>>();
   readonly #self = new WeakRef<ChunkHolder>(this);
@@ -129,6 +168,7 @@ export class ChunkEntries implements ChunkHolder {
     key: string,
     sub: string,
     tag: string,
+    share = "",
   ): CachedChunk | Promise<CachedChunk> | undefined {
     const id = `${this.#stores.storeId(scope)}\u0000${key}\u0000${sub}`;
     const entry = this.#entries.get(id);
@@ -142,7 +182,7 @@ export class ChunkEntries implements ChunkHolder {
       this.#bytes -= entry.bytes; // decoded with other metadata: stale
       this.#unmember(entry.group, id);
     }
-    const loading = this.#loading.get(id);
+    const loading = this.#loading.get(id)?.get(share);
     if (loading !== undefined && loading.tag === tag) {
       this.#stats.hits++;
       return loading.promise;
@@ -152,9 +192,11 @@ export class ChunkEntries implements ChunkHolder {
 
   /**
    * For readers, after a {@link peek} miss: registers a load of chunk `sub`
-   * of `key` that concurrent readers share. The loader must settle it.
+   * of `key` that concurrent readers with the same `share` (decode limits)
+   * share. The loader must settle it, reading under its `signal`. Its value
+   * is kept only when no write of the store ran while it loaded.
    */
-  begin(scope: object, key: string, sub: string, tag: string): PendingChunk {
+  begin(scope: object, key: string, sub: string, tag: string, share = ""): PendingChunk {
     const sid = this.#stores.storeId(scope);
     if (!this.#registered.has(scope)) {
       this.#registered.add(scope);
@@ -169,22 +211,50 @@ export class ChunkEntries implements ChunkHolder {
       reject = rej;
     });
     promise.catch(() => {}); // a load nobody waits for any more must not be an unhandled rejection
-    const loading: Loading = { promise, tag, group };
-    this.#loading.set(id, loading);
+    const mark = this.#stores.writeMark(scope);
+    let done = false;
+    const stop = () => {
+      const shares = this.#loading.get(id);
+      if (shares?.get(share) !== loading) return false;
+      shares.delete(share);
+      if (shares.size === 0) this.#loading.delete(id);
+      return true;
+    };
+    const loading: Loading = {
+      promise,
+      tag,
+      group,
+      controller: new AbortController(),
+      readers: 0,
+      abandon: (reason) => {
+        if (done) return;
+        if (stop()) this.#unmember(group, id);
+        loading.controller.abort(reason);
+      },
+    };
+    let shares = this.#loading.get(id);
+    if (shares === undefined) {
+      shares = new Map();
+      this.#loading.set(id, shares);
+    }
+    shares.set(share, loading);
+    this.#byPromise.set(promise, loading);
     this.#member(group, id);
     this.#stats.misses++;
-    let done = false;
-    const current = () => this.#loading.get(id) === loading;
     return {
       promise,
+      signal: loading.controller.signal,
       settle: (value) => {
         if (done) throw new Error("a pending chunk is settled once");
         done = true;
         const owned = value === null ? { value, bytes: 0 } : ownedCopy(value);
-        if (current()) {
-          this.#loading.delete(id);
-          const bytes = owned.bytes + ENTRY_OVERHEAD_BYTES;
-          if (owned.bytes >= 0 && bytes <= this.maxBytes) {
+        if (stop()) {
+          const bytes = owned.bytes + entryOverhead(id, owned.value !== null);
+          if (
+            owned.bytes >= 0 &&
+            bytes <= this.maxBytes &&
+            this.#stores.unchangedSince(scope, mark)
+          ) {
             this.#insert(id, { value: owned.value, bytes, tag, group });
           } else {
             this.#unmember(group, id);
@@ -196,13 +266,37 @@ export class ChunkEntries implements ChunkHolder {
       fail: (error) => {
         if (done) return;
         done = true;
-        if (current()) {
-          this.#loading.delete(id);
-          this.#unmember(group, id);
-        }
+        if (stop()) this.#unmember(group, id);
         reject(error);
       },
     };
+  }
+
+  /**
+   * For readers: waits for `found` (from {@link peek} or {@link begin}) until
+   * `signal` aborts. A load every waiting reader has aborted is abandoned:
+   * its requests are aborted and its value is not kept.
+   */
+  async wait(
+    found: Promise<CachedChunk>,
+    signal: AbortSignal | undefined,
+    path: string,
+  ): Promise<CachedChunk> {
+    const loading = this.#byPromise.get(found);
+    if (loading === undefined) return untilAborted(found, signal, path);
+    loading.readers++;
+    if (signal === undefined) return found;
+    const leave = () => {
+      if (--loading.readers === 0) loading.abandon(signal.reason);
+    };
+    if (signal.aborted) {
+      leave();
+      return untilAborted(found, signal, path); // throws: aborted
+    }
+    return untilAborted(found, signal, path).catch((e: unknown) => {
+      if (signal.aborted) leave();
+      throw e;
+    });
   }
 
   /** See {@link ChunkHolder.dropKeys}. */

@@ -9,11 +9,12 @@
 import type { ArrayContext } from "../array/context.js";
 import type { GetOptions } from "../array/types.js";
 import type { ChunkCache } from "./chunk-cache.js";
-import { type CachedChunk, chunkEntries, type PendingChunk } from "./entries.js";
+import { type CachedChunk, chunkEntries, type PendingChunk, shareKey } from "./entries.js";
 
 /**
  * The chunk at store key `key` decoded under `tag` (`null` when not stored):
- * from `cache`, or loaded into it. The value is the cache's own: copy out of it.
+ * from `cache`, or loaded into it, until `options.signal` aborts. The value is
+ * the cache's own: copy out of it.
  */
 export function cachedChunk(
   ctx: ArrayContext,
@@ -24,16 +25,20 @@ export function cachedChunk(
 ): CachedChunk | Promise<CachedChunk> {
   const entries = chunkEntries(cache);
   const scope = ctx.store.inner;
-  const found = entries.peek(scope, key, "", tag);
-  if (found !== undefined) return found;
-  const pending = entries.begin(scope, key, "", tag);
-  void loadChunk(ctx, key, pending, options);
-  return pending.promise;
+  const share = shareKey(options);
+  const found = entries.peek(scope, key, "", tag, share);
+  if (found === undefined) {
+    const pending = entries.begin(scope, key, "", tag, share);
+    void loadChunk(ctx, key, pending, options);
+    return entries.wait(pending.promise, options.signal, key);
+  }
+  return found instanceof Promise ? entries.wait(found, options.signal, key) : found;
 }
 
 /**
  * Reads and decodes the chunk at `key` for every reader waiting on `pending`:
- * without the first reader's signal (the others still need it). The stored
+ * under the load's own signal (aborted when every reader has aborted), not
+ * the first reader's (the others may still need it). The stored
  * bytes are not handed back to the store (`release`): the decoded values may
  * be views of them until the cache has copied them.
  */
@@ -43,7 +48,7 @@ async function loadChunk(
   pending: PendingChunk,
   options: GetOptions,
 ): Promise<void> {
-  const shared: GetOptions = { ...options, signal: undefined };
+  const shared: GetOptions = { ...options, signal: pending.signal };
   try {
     const bytes = await ctx.store.get(key, undefined, ctx.bounded(shared));
     if (bytes === undefined) {

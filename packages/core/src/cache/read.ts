@@ -16,9 +16,9 @@ import type { ArrayContext } from "../array/context.js";
 import type { GetOptions } from "../array/types.js";
 import { type ChunkTarget, copyChunk } from "../codecs/decode-to.js";
 import type { ChunkRegion } from "../codecs/types.js";
-import { untilAborted } from "../errors.js";
 import { loadPart } from "../util/load.js";
 import type { ChunkCache } from "./chunk-cache.js";
+import { readerCopy } from "./reader-copy.js";
 import { chunkCacheTag } from "./tag.js";
 
 let loads: Promise<typeof import("./load.js")> | undefined;
@@ -56,8 +56,8 @@ export async function readChunkCached(
     throw e;
   });
   const found = (await loads).cachedChunk(ctx, cache, key, chunkCacheTag(ctx.parts), options);
-  const chunk = await untilAborted(Promise.resolve(found), options.signal, key);
+  const chunk = found instanceof Promise ? await found : found;
   if (chunk === null) return false;
-  copyChunk(chunk, codecs, target);
+  copyChunk(readerCopy(chunk), codecs, target);
   return true;
 }

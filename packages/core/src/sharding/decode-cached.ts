@@ -8,7 +8,8 @@
  * @module
  */
 
-import { type ChunkEntries, chunkEntries, type PendingChunk } from "../cache/entries.js";
+import { type ChunkEntries, chunkEntries, type PendingChunk, shareKey } from "../cache/entries.js";
+import { readerCopy } from "../cache/reader-copy.js";
 import type { ByteGetter, ChunkRegion, ChunkSpec, CodecOptions, NDArray } from "../codecs/types.js";
 import { untilAborted } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
@@ -53,28 +54,30 @@ export async function decodeShardRegionCached(
   const outStrides = cStrides(shape);
   dataType.fill(out, decoded.fillValue, 0, product(shape));
   const place = (chunk: NDArray | null, coords: readonly number[]) => {
-    if (chunk !== null) layout.place(chunk.data, coords, out, lo, hi, outStrides);
+    if (chunk !== null) layout.place(readerCopy(chunk).data, coords, out, lo, hi, outStrides);
   };
   const waits: Promise<void>[] = [];
   const misses: { coords: number[]; pending: PendingChunk }[] = [];
+  const signal = options?.signal;
+  const share = shareKey(options ?? {});
+  const wait = (found: Promise<NDArray | null>, coords: readonly number[]) =>
+    waits.push(at.cache.wait(found, signal, at.key).then((chunk) => place(chunk, coords)));
   for (const coords of layout.overlapping(lo, hi)) {
     const sub = coords.join(",");
-    const found = at.cache.peek(at.scope, at.key, sub, at.tag);
+    const found = at.cache.peek(at.scope, at.key, sub, at.tag, share);
     if (found === undefined) {
-      misses.push({ coords, pending: at.cache.begin(at.scope, at.key, sub, at.tag) });
+      misses.push({ coords, pending: at.cache.begin(at.scope, at.key, sub, at.tag, share) });
     } else if (found instanceof Promise) {
-      waits.push(found.then((chunk) => place(chunk, coords)));
+      wait(found, coords);
     } else {
       place(found, coords);
     }
   }
   if (misses.length > 0) {
-    // Shared with concurrent readers of these inner chunks: no one reader's signal ends it.
-    const shared = { ...options, signal: undefined };
+    // Shared with concurrent readers of these inner chunks: ended only when every one of them is abandoned.
+    const shared = { ...options, signal: whenAllAborted(misses.map((m) => m.pending.signal)) };
     const loading = loadInnerChunks(r, input, misses, shared);
-    waits.push(
-      ...misses.map(({ coords, pending }) => pending.promise.then((c) => place(c, coords))),
-    );
+    for (const { coords, pending } of misses) wait(pending.promise, coords);
     waits.push(loading);
   }
   await untilAborted(Promise.all(waits), options?.signal, at.key);
@@ -134,4 +137,20 @@ async function loadInnerChunks(
     // Loads not settled yet fail with the error (settled ones ignore it).
     for (const { pending } of misses) pending.fail(e);
   }
+}
+
+/** A signal that aborts once every one of `signals` has aborted. */
+function whenAllAborted(signals: readonly AbortSignal[]): AbortSignal {
+  const controller = new AbortController();
+  let left = signals.length;
+  for (const s of signals) {
+    s.addEventListener(
+      "abort",
+      () => {
+        if (--left === 0) controller.abort(s.reason);
+      },
+      { once: true },
+    );
+  }
+  return controller.signal;
 }
