@@ -9,7 +9,7 @@
 
 import { type AnyStore, StoreError, ValueTooLargeError } from "@zarr/core";
 import { type ByteRange, type DirListing, rangeBounds, type StoreOptions } from "@zarr/core/store";
-import { createTargetResolver, type TargetResolver } from "@zarr/store-reference";
+import { createTargetResolver, isLocalLocation, type TargetResolver } from "@zarr/store-reference";
 import { escapeReason, matchContainer, type VirtualChunkContainer } from "./config.js";
 import { FileType, type ReadLimits, readIcechunkFile } from "./file.js";
 import { type ChunkLocation, Manifest } from "./manifest.js";
@@ -114,7 +114,9 @@ export class IcechunkStore implements AnyStore {
     this.#nodes = new Map(snapshot.nodes.map((n) => [n.key, n]));
     const extra = options.virtualChunkContainers ?? [];
     const configured = options.onlyTheseContainers ? [] : state.containers;
-    const isLocal = (c: VirtualChunkContainer) => /^file:/i.test(c.urlPrefix);
+    // Local: `file:`, but also anything else that opens local files through the store
+    // registry (a one-letter "drive" scheme, `zip:`/`icechunk:`/`reference:` around a path).
+    const isLocal = (c: VirtualChunkContainer) => isLocalLocation(c.urlPrefix);
     this.#localContainers = options.allowLocalFiles ? [] : configured.filter(isLocal);
     this.#containers = [
       ...(options.allowLocalFiles ? configured : configured.filter((c) => !isLocal(c))),
@@ -347,7 +349,7 @@ export class IcechunkStore implements AnyStore {
     if (local !== undefined) {
       throw new StoreError(
         `icechunk chunk ${key} is a virtual reference to ${JSON.stringify(local.url)}, a local file of the ` +
-          `repository's container ${local.container.urlPrefix}: local files are read only with allowLocalFiles: true`,
+          `repository's container ${local.container.urlPrefix}: local files are read only with allowLocalFiles: true (zarr: --allow-local-targets)`,
         { path: key },
       );
     }

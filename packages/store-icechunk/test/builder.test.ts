@@ -239,6 +239,24 @@ describe("virtual chunk containers (icechunk's VirtualChunkResolver)", () => {
     expect(await named.get("g/data/c/1/1")).toEqual(Uint8Array.of(13, 14, 15, 16));
   });
 
+  // Found by an attack: `zip:///abs/` opened archives on disk and `c://` a "drive" path.
+  it("containers that reach local files through another scheme are local too", async () => {
+    for (const prefix of [
+      "zip:///tmp/secret.docx!/word/",
+      "c://tmp/",
+      "icechunk://tmp/repo/",
+      "reference+json://tmp/refs/",
+    ]) {
+      const built = spec(1);
+      built.manifests[1].arrays[0].refs[1].location = `${prefix}target.nc`;
+      built.containersYaml = built.containersYaml!.replace(container, prefix);
+      const store = await IcechunkStore.open((await buildRepository(built)).store);
+      const err = await store.get("g/data/c/1/1").catch((e) => e);
+      expect(err, prefix).toBeInstanceOf(StoreError);
+      expect(err.message, prefix).toMatch(/local files are read only with allowLocalFiles: true/);
+    }
+  });
+
   it("vcc://NAME/path locations expand with the named container's prefix", async () => {
     const built = spec(1);
     const manifest = built.manifests[1].arrays[0].refs[1];

@@ -17,11 +17,18 @@ import { isTemplated, renderTemplate, TemplateError, type TemplateValue } from "
 
 /** Options of {@link parseJsonReferences}. */
 export interface JsonReferenceOptions {
-  /** Most references a `gen` section may expand to, in all (default 10,000,000). */
+  /**
+   * Most references a `gen` section may expand to, in all (default 2,000,000).
+   * Expansion is eager, so this (with a budget of 2^26 characters of generated
+   * keys and URLs, raised in proportion) bounds the memory a small document can
+   * claim: a few hundred bytes per reference.
+   */
   maxGenerated?: number;
 }
 
-const DEFAULT_MAX_GENERATED = 10_000_000;
+const DEFAULT_MAX_GENERATED = 2_000_000;
+/** Characters of generated keys and URLs per allowed reference (2^26 at the default). */
+const CHARS_PER_GENERATED = 2 ** 26 / DEFAULT_MAX_GENERATED;
 
 /**
  * Parses a kerchunk JSON reference document (already `JSON.parse`d) into a
@@ -158,6 +165,8 @@ function expandGen(
 ): void {
   if (!Array.isArray(gen)) throw badReference("gen", "gen must be a list");
   let total = 0;
+  let chars = 0;
+  const maxChars = Math.ceil(maxGenerated * CHARS_PER_GENERATED);
   gen.forEach((entry, n) => {
     const where = `gen[${n}]`;
     if (!isObject(entry)) throw badReference(where, "a gen entry must be an object");
@@ -192,6 +201,13 @@ function expandGen(
       const k = render(where, key, values, templates);
       checkReferenceKey(k);
       const u = render(k, url, values, templates);
+      chars += k.length + u.length;
+      if (chars > maxChars) {
+        throw badReference(
+          where,
+          `gen expands to more than ${maxChars} characters of keys and URLs (option maxGenerated, ${maxGenerated})`,
+        );
+      }
       if (offset === undefined) {
         out.set(k, listReference(k, [u]));
       } else {

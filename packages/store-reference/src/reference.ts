@@ -93,8 +93,11 @@ const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
 export function resolveTargetUrl(key: string, url: string, base: string | undefined): string {
   if (url === "") throw badReference(key, "target URL is empty");
   if (SCHEME.test(url) || url.startsWith("/") || /^[A-Za-z]:[\\/]/.test(url)) return url;
-  const segments = url.split("/");
-  if (url.includes("\\") || segments.some((s) => s === "" || s === "." || s === "..")) {
+  // Segments are checked as written and percent-decoded: a URL base (and `file:` paths)
+  // decode `%2e%2e` to `..` and `%2F` to `/`.
+  const segments = url.split("/").flatMap((s) => [s, decodedSegment(s)]);
+  const unsafe = (s: string) => s === "" || s === "." || s === ".." || /[\\/]/.test(s);
+  if (url.includes("\\") || segments.some(unsafe)) {
     throw badReference(
       key,
       `relative target ${JSON.stringify(url)} escapes the reference's folder`,
@@ -102,6 +105,15 @@ export function resolveTargetUrl(key: string, url: string, base: string | undefi
   }
   if (base === undefined || base === "") return url;
   return base.endsWith("/") ? base + url : `${base}/${url}`;
+}
+
+/** A path segment percent-decoded (as written when it holds a malformed escape). */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** The folder of a reference file's URL or path (`""` when it has none). */

@@ -186,7 +186,7 @@ export function createTargetResolver(options: TargetResolverOptions = {}): Targe
       if (!localFiles && isLocalLocation(parent)) {
         return Promise.reject(
           new StoreError(
-            `target folder ${JSON.stringify(parent)} is on the local file system, which these references may not read (a reference file that is not local itself reads local files only with allowLocalTargets: true)`,
+            `target folder ${JSON.stringify(parent)} is on the local file system, which these references may not read (a reference file that is not local itself reads local files only with allowLocalTargets: true; zarr: --allow-local-targets)`,
             { path: parent },
           ),
         );
@@ -231,7 +231,7 @@ export function createTargetResolver(options: TargetResolverOptions = {}): Targe
           }
           const start = p.offset - read.offset;
           if (start + p.length > value.length) {
-            p.reject(pastEnd(url, p, read.offset + value.length));
+            p.reject(pastEnd(url, p, value.length === 0 ? 0 : read.offset + value.length));
             continue;
           }
           const overlaps = p.offset < end;
@@ -306,7 +306,7 @@ export function createTargetResolver(options: TargetResolverOptions = {}): Targe
 
 function pastEnd(url: string, p: ExactRange, available: number): StoreError {
   return new StoreError(
-    `byte range [${p.offset}, ${p.offset + p.length}) is past the end of target ${JSON.stringify(url)} (it ends at byte ${available})`,
+    `byte range [${p.offset}, ${p.offset + p.length}) is past the end of target ${JSON.stringify(url)} (${available > 0 ? `it ends at byte ${available}` : "it ends before the range starts"})`,
     { path: url },
   );
 }

@@ -202,7 +202,7 @@ describe("malformed references are StoreErrors naming the key", () => {
       version: 1,
       gen: [{ key: "a/{{i}}.{{j}}", url: "f", dimensions: { i: { stop: 1e6 }, j: { stop: 1e6 } } }],
     };
-    expect(() => parseJsonReferences(doc)).toThrow(/more than 10000000 references/);
+    expect(() => parseJsonReferences(doc)).toThrow(/more than 2000000 references/);
     expect(() =>
       parseJsonReferences(
         { ...doc, gen: [{ ...doc.gen[0], dimensions: { i: { stop: 3 }, j: { stop: 3 } } }] },
@@ -211,12 +211,34 @@ describe("malformed references are StoreErrors naming the key", () => {
     ).toThrow(StoreError);
   });
 
+  // Found by an attack: 200,000 keys of 2 kB from a 2 kB document took 510 MB.
+  it("gen rendering long keys or URLs stops at a character budget (bounded memory)", () => {
+    const doc = (stop: number) => ({
+      version: 1,
+      templates: { u: "x".repeat(2000) },
+      gen: [{ key: "a/{{i}}", url: "{{u}}/{{i}}", dimensions: { i: { stop } } }],
+    });
+    expect(() => parseJsonReferences(doc(200_000))).toThrow(/characters of keys and URLs/);
+    expect(parseJsonReferences(doc(5_000)).size).toBe(5_000);
+    expect(() => parseJsonReferences(doc(5_000), { maxGenerated: 10_000 })).toThrow(
+      /characters of keys and URLs/,
+    );
+  });
+
   it("a relative target that climbs out of the reference folder fails when read, naming the key", async () => {
     const store = ReferenceStore.fromJson(
-      { "a/0": ["../secret.nc", 0, 4], "a/1": ["x/./y.nc"], "a/2": [null, 0, 1] },
-      { base: "/data/" },
+      {
+        "a/0": ["../secret.nc", 0, 4],
+        "a/1": ["x/./y.nc"],
+        "a/2": [null, 0, 1],
+        // percent-encoded: URL bases and file: paths decode these to ".." and "/" (found by an attack)
+        "a/3": ["%2e%2e/secret.nc", 0, 4],
+        "a/4": ["x/%2E./y.nc"],
+        "a/5": ["..%2Fsecret.nc"],
+      },
+      { base: "https://host/data/" },
     );
-    for (const key of ["a/0", "a/1"]) {
+    for (const key of ["a/0", "a/1", "a/3", "a/4", "a/5"]) {
       const error = await store.get(key).catch((e) => e);
       expect(error).toBeInstanceOf(StoreError);
       expect(error.path).toBe(key);
