@@ -178,9 +178,9 @@ describe("fuzz: Parquet record files", () => {
   });
 
   // Mutations of the footer (the Thrift file metadata: schema, row groups,
-  // column offsets and sizes) and truncations. Flipped bytes inside page data
-  // are not fuzzed: hyparquet's RLE decoder trusts run lengths there, and a
-  // corrupted run can keep it busy for minutes (README: "Not supported").
+  // column offsets and sizes) and truncations. Bytes flipped inside page data
+  // (where a corrupted run could keep hyparquet busy without the page guard)
+  // are fuzzed in parquet-pages.test.ts, in a child process under a watchdog.
   it(`${RUNS} files with a mutated footer or truncated: lookups return references or throw StoreError`, async () => {
     const footer =
       new DataView(valid.buffer, valid.byteOffset).getUint32(valid.length - 8, true) + 8;
