@@ -24,19 +24,25 @@ export type { ChunkCacheStats } from "./entries.js";
  * - Values are copies the cache owns: reads copy out of them into their own
  *   output, so no caller can change what a later read gets. They are decoded
  *   values in host byte order (big-endian data is swapped once, when decoded).
- * - Concurrent reads of one chunk share one load: it is read and decoded once.
- *   A load shared by several reads runs on when one of them is aborted.
- * - Writes through any store handle on the same store object (`set`,
- *   `setChunk`, `resize`, erasing nodes; from any `ZarrArray` on it) drop the
- *   entries of the chunks they replace. Writes by other processes or through
- *   other store objects are not seen: call {@link invalidate} or
- *   {@link clear} after them. An array re-created with another data type,
- *   chunk shape or codecs never gets the old entries (they carry the metadata
- *   they were decoded with).
- * - Each entry counts its decoded bytes plus 64 bytes of bookkeeping;
- *   the total never exceeds `maxBytes`. A chunk larger than that is read but
- *   not kept. Chunks of variable-size elements count an estimate, and chunks
- *   of `bytes` elements (mutable objects) are not kept.
+ * - Concurrent reads of one chunk under the same `decodeLimits` share one
+ *   load: it is read and decoded once. Aborting one read rejects that read;
+ *   the load is aborted (store request included) and not kept when every
+ *   read waiting on it has aborted.
+ * - Writes through an array or group handle on the same store object (`set`,
+ *   `setChunk`, `resize`, erasing nodes; from any `ZarrArray` on it) drop
+ *   the entries of the chunks they replace, and a load that overlaps a write
+ *   of its store is not kept. Not seen: writes made directly on the raw
+ *   store object (`store.set`), by other processes or through other store
+ *   objects: call {@link invalidate} or {@link clear} after them. An array
+ *   re-created with another data type, chunk shape or codecs never gets the
+ *   old entries (they carry the metadata they were decoded with).
+ * - Each entry counts its decoded bytes, 352 bytes of bookkeeping, 288 more
+ *   for a stored chunk's array objects and 2 bytes per character of its key
+ *   (measured V8 heap cost); the total never exceeds `maxBytes`. A chunk
+ *   larger than that is read but not kept. Chunks that are not stored are
+ *   kept as such (no request on the next read). Chunks of variable-size
+ *   elements count an estimate, and chunks of `bytes` elements (mutable
+ *   objects) are not kept.
  *
  * @example
  * ```ts
@@ -52,9 +58,9 @@ export class ChunkCache {
   readonly #entries: ChunkEntries;
 
   /**
-   * @param options - `maxBytes`: the most bytes of decoded chunks held at
-   *   once (a non-negative safe integer; 0 keeps nothing but still shares
-   *   concurrent loads).
+   * @param options - `maxBytes`: the most bytes held at once: decoded
+   *   chunks plus their measured per-entry overhead (a non-negative safe
+   *   integer; 0 keeps nothing but still shares concurrent loads).
    * @throws RangeError when `maxBytes` is not a non-negative safe integer.
    */
   constructor(options: { maxBytes: number }) {

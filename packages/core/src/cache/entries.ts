@@ -72,6 +72,18 @@ export function shareKey(options: { decodeLimits?: object }): string {
   return limits === undefined ? "" : JSON.stringify(Object.entries(limits).sort());
 }
 
+/**
+ * `chunk` as one reader may take it: the cache's own values, except elements
+ * that are mutable objects (`bytes` values, `Uint8Array`s), which each reader
+ * gets copies of: readers sharing a load share one decoded chunk.
+ */
+export function readerCopy<T extends { data: unknown } | null>(chunk: T): T {
+  if (chunk === null) return chunk;
+  const data = chunk.data;
+  if (!Array.isArray(data) || !data.some((v) => v instanceof Uint8Array)) return chunk;
+  return { ...chunk, data: data.map((v) => (v instanceof Uint8Array ? v.slice() : v)) };
+}
+
 /** Counters of a {@link ChunkCache} since it was made. */
 export interface ChunkCacheStats {
   /** Chunks served from the cache, or from a load another read had started. */

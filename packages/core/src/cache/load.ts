@@ -9,12 +9,18 @@
 import type { ArrayContext } from "../array/context.js";
 import type { GetOptions } from "../array/types.js";
 import type { ChunkCache } from "./chunk-cache.js";
-import { type CachedChunk, chunkEntries, type PendingChunk, shareKey } from "./entries.js";
+import {
+  type CachedChunk,
+  chunkEntries,
+  type PendingChunk,
+  readerCopy,
+  shareKey,
+} from "./entries.js";
 
 /**
  * The chunk at store key `key` decoded under `tag` (`null` when not stored):
  * from `cache`, or loaded into it, until `options.signal` aborts. The value is
- * the cache's own: copy out of it.
+ * the cache's own (but for `bytes` elements, copied for this reader): copy out of it.
  */
 export function cachedChunk(
   ctx: ArrayContext,
@@ -30,9 +36,11 @@ export function cachedChunk(
   if (found === undefined) {
     const pending = entries.begin(scope, key, "", tag, share);
     void loadChunk(ctx, key, pending, options);
-    return entries.wait(pending.promise, options.signal, key);
+    return entries.wait(pending.promise, options.signal, key).then(readerCopy);
   }
-  return found instanceof Promise ? entries.wait(found, options.signal, key) : found;
+  return found instanceof Promise
+    ? entries.wait(found, options.signal, key).then(readerCopy)
+    : readerCopy(found);
 }
 
 /**

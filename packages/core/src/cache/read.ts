@@ -18,7 +18,6 @@ import { type ChunkTarget, copyChunk } from "../codecs/decode-to.js";
 import type { ChunkRegion } from "../codecs/types.js";
 import { loadPart } from "../util/load.js";
 import type { ChunkCache } from "./chunk-cache.js";
-import { readerCopy } from "./reader-copy.js";
 import { chunkCacheTag } from "./tag.js";
 
 let loads: Promise<typeof import("./load.js")> | undefined;
@@ -56,8 +55,8 @@ export async function readChunkCached(
     throw e;
   });
   const found = (await loads).cachedChunk(ctx, cache, key, chunkCacheTag(ctx.parts), options);
-  const chunk = found instanceof Promise ? await found : found;
+  const chunk = await found;
   if (chunk === null) return false;
-  copyChunk(readerCopy(chunk), codecs, target);
+  copyChunk(chunk, codecs, target);
   return true;
 }

@@ -8,8 +8,13 @@
  * @module
  */
 
-import { type ChunkEntries, chunkEntries, type PendingChunk, shareKey } from "../cache/entries.js";
-import { readerCopy } from "../cache/reader-copy.js";
+import {
+  type ChunkEntries,
+  chunkEntries,
+  type PendingChunk,
+  readerCopy,
+  shareKey,
+} from "../cache/entries.js";
 import type { ByteGetter, ChunkRegion, ChunkSpec, CodecOptions, NDArray } from "../codecs/types.js";
 import { untilAborted } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
