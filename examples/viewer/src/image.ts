@@ -41,7 +41,14 @@ export interface ViewerImage {
   cAxis: number;
   levels: ImageLevel[];
   channels: ChannelSettings[];
+  /** What was left out of a very large image (channels or levels past the caps), for the status line. */
+  notice?: string;
 }
+
+/** At most this many channels get settings, controls and URL entries: the first ones of the channel axis. */
+export const MAX_CHANNELS = 64;
+/** At most this many levels of a multiscale image are opened: the finest ones (`datasets` order). */
+export const MAX_LEVELS = 32;
 
 /**
  * The chunk that one read touches: the inner chunk of a sharded array (whose
@@ -139,8 +146,10 @@ export async function imageOfGroup(group: Group): Promise<ViewerImage | undefine
   const yAxis = names.lastIndexOf("y") >= 0 ? names.lastIndexOf("y") : names.length - 2;
   const xAxis = names.lastIndexOf("x") >= 0 ? names.lastIndexOf("x") : names.length - 1;
   const cAxis = ome.axes.findIndex((a) => a.type === "channel" || a.name === "c");
+  // A hostile or broken `datasets` list must not open thousands of arrays at once.
+  const opened = ome.levels.slice(0, MAX_LEVELS);
   const arrays = await Promise.all(
-    ome.levels.map(async (l) => {
+    opened.map(async (l) => {
       const node = await group.get(l.path);
       if (node.kind !== "array") throw new Error(`multiscales dataset "${l.path}" is not an array`);
       if (node.ndim !== ome.axes.length) {
@@ -163,7 +172,13 @@ export async function imageOfGroup(group: Group): Promise<ViewerImage | undefine
       k ? base : undefined,
     ),
   );
-  const count = cAxis >= 0 ? arrays[0]!.shape[cAxis]! : 1;
+  const total = cAxis >= 0 ? arrays[0]!.shape[cAxis]! : 1;
+  const count = Math.min(total, MAX_CHANNELS);
+  const notes: string[] = [];
+  if (count < total) notes.push(`showing the first ${count} of ${total} channels`);
+  if (opened.length < ome.levels.length) {
+    notes.push(`opened the first ${opened.length} of ${ome.levels.length} levels`);
+  }
   return {
     path: group.path,
     ome,
@@ -173,6 +188,7 @@ export async function imageOfGroup(group: Group): Promise<ViewerImage | undefine
     cAxis,
     levels,
     channels: defaultChannels(count, ome, dataTypeRange(arrays[0]!)),
+    ...(notes.length > 0 ? { notice: notes.join("; ") } : {}),
   };
 }
 

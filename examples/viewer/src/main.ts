@@ -291,7 +291,8 @@ function draw(): void {
     setStatus(
       "ready",
       `level ${k} (${level.height} × ${level.width}), ${tiles.length} tile(s) in view; ` +
-        `chunk cache: ${chunkCache.stats.misses} read, ${chunkCache.stats.hits} reused`,
+        `chunk cache: ${chunkCache.stats.misses} read, ${chunkCache.stats.hits} reused` +
+        (s.image.notice ? `; ${s.image.notice}` : ""),
     );
   }
 }

@@ -16,6 +16,8 @@ import { describe, expect, it } from "vitest";
 import {
   imageOfArray,
   imageOfGroup,
+  MAX_CHANNELS,
+  MAX_LEVELS,
   readChunkShape,
   sliderAxes,
   tileSelection,
@@ -423,6 +425,73 @@ describe("images over arrays", () => {
     await createGroup(store, "");
     const unlisted = { get: (k: string) => store.get(k) };
     expect(await hierarchyTree(await openGroup(unlisted, ""), false)).toBeUndefined();
+  });
+});
+
+describe("very large images (caps)", () => {
+  const multiscales = (datasets: number): JsonObject[] => [
+    {
+      version: "0.4",
+      axes: [
+        { name: "c", type: "channel" },
+        { name: "y", type: "space" },
+        { name: "x", type: "space" },
+      ],
+      datasets: Array.from({ length: datasets }, (_, i) => ({
+        path: String(i),
+        coordinateTransformations: [{ type: "scale", scale: [1, 2 ** i, 2 ** i] }],
+      })),
+    },
+  ];
+
+  it("an OME channel axis of 2,000,000 gives the first 64 channels and says so (review finding)", async () => {
+    const store = new MemoryStore();
+    await createGroup(store, "img", { attributes: { multiscales: multiscales(1) } });
+    await createArray(store, "img/0", {
+      shape: [2_000_000, 1, 1],
+      dataType: "uint8",
+      chunkShape: [1, 1, 1],
+    });
+    const image = (await imageOfGroup(await openGroup(store, "img")))!;
+    expect(MAX_CHANNELS).toBe(64);
+    expect(image.channels.length).toBe(64);
+    expect(image.channels[63]!.label).toBe("channel 63");
+    expect(image.notice).toBe("showing the first 64 of 2000000 channels");
+  });
+
+  it("a multiscale image lists 40 levels: the first 32 are opened and the notice says so", async () => {
+    const store = new MemoryStore();
+    await createGroup(store, "img", { attributes: { multiscales: multiscales(40) } });
+    for (let i = 0; i < 32; i++) {
+      await createArray(store, `img/${i}`, {
+        shape: [2, 4, 4],
+        dataType: "uint8",
+        chunkShape: [1, 4, 4],
+      });
+    }
+    // Levels past the cap are not even opened: they do not exist in this store.
+    const image = (await imageOfGroup(await openGroup(store, "img")))!;
+    expect(MAX_LEVELS).toBe(32);
+    expect(image.levels.length).toBe(32);
+    expect(image.levels[31]!.path).toBe("31");
+    expect(image.channels.length).toBe(2);
+    expect(image.notice).toBe("opened the first 32 of 40 levels");
+  });
+
+  it("an image within the caps has no notice", async () => {
+    const store = new MemoryStore();
+    await createGroup(store, "img", { attributes: { multiscales: multiscales(2) } });
+    for (let i = 0; i < 2; i++) {
+      await createArray(store, `img/${i}`, {
+        shape: [3, 4, 4],
+        dataType: "uint8",
+        chunkShape: [1, 4, 4],
+      });
+    }
+    const image = (await imageOfGroup(await openGroup(store, "img")))!;
+    expect(image.levels.length).toBe(2);
+    expect(image.channels.length).toBe(3);
+    expect(image.notice).toBeUndefined();
   });
 });
 
