@@ -350,7 +350,9 @@ function buildControls(s: Session): void {
   const axes = sliderAxes(s.image);
   if (s.image.cAxis >= 0) axes.push(s.image.cAxis);
   for (const d of axes.sort((a, b) => a - b)) {
-    const size = s.image.levels[0]!.array.shape[d]!;
+    const isChannel = d === s.image.cAxis;
+    // The channel slider spans the channels the image has settings for (at most MAX_CHANNELS).
+    const size = isChannel ? s.image.channels.length : s.image.levels[0]!.array.shape[d]!;
     const axis = s.image.axes[d]!;
     const label = document.createElement("label");
     const input = document.createElement("input");
@@ -360,7 +362,6 @@ function buildControls(s: Session): void {
     input.min = "0";
     input.max = String(size - 1);
     input.disabled = size === 1;
-    const isChannel = d === s.image.cAxis;
     input.value = String(
       isChannel
         ? Math.max(
