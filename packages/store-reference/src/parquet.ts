@@ -15,6 +15,7 @@
  * @module
  */
 
+import type { DirListing } from "@zarr/core/store";
 import { decompress as zstdDecompress } from "fzstd";
 import {
   type ColumnData,
@@ -152,17 +153,51 @@ export class ParquetReferences {
   /** Every key: the metadata documents, then each array's chunks that have a reference. */
   async *keys(signal?: AbortSignal): AsyncGenerator<string> {
     yield* this.metadata.keys();
-    for (const [name, field] of this.fields) {
-      const records = Math.ceil(field.chunks / this.recordSize);
-      for (let record = 0; record < records; record++) {
-        const columns = await this.record(name, record, signal);
-        if (columns === undefined) continue;
-        for (let row = 0; row < columns.rows; row++) {
-          const n = record * this.recordSize + row;
-          if (n >= field.chunks) break;
-          if (columns.path[row] == null && (columns.raw?.[row] ?? null) === null) continue;
-          yield `${name}/${chunkName(n, field.grid)}`;
-        }
+    for (const name of this.fields.keys()) yield* this.chunkKeys(name, signal);
+  }
+
+  /**
+   * The keys and prefixes directly under `prefix`: metadata documents and
+   * folders from `.zmetadata` alone, plus the chunk keys of an array when
+   * `prefix` is that array's folder (read from its record files). Listing a
+   * group reads no record file.
+   */
+  async listDir(prefix: string, signal?: AbortSignal): Promise<DirListing> {
+    const keys = new Set<string>();
+    const prefixes = new Set<string>();
+    for (const key of this.metadata.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      const rest = key.slice(prefix.length);
+      const slash = rest.indexOf("/");
+      if (slash < 0) keys.add(rest);
+      else prefixes.add(rest.slice(0, slash));
+    }
+    const field = prefix.endsWith("/") ? prefix.slice(0, -1) : undefined;
+    if (field !== undefined && this.fields.has(field)) {
+      for await (const key of this.chunkKeys(field, signal)) keys.add(key.slice(prefix.length));
+    }
+    return { keys: [...keys].sort(), prefixes: [...prefixes].sort() };
+  }
+
+  /** The chunk keys of array `name` that have a reference (read from its record files). */
+  private async *chunkKeys(name: string, signal?: AbortSignal): AsyncGenerator<string> {
+    const field = this.fields.get(name);
+    if (field === undefined) return;
+    const records = Math.ceil(field.chunks / this.recordSize);
+    if (records > MAX_LISTED_RECORDS) {
+      throw badReference(
+        `${name}/`,
+        `listing its chunks would read ${records} record files (more than ${MAX_LISTED_RECORDS}); chunks are still read by key`,
+      );
+    }
+    for (let record = 0; record < records; record++) {
+      const columns = await this.record(name, record, signal);
+      if (columns === undefined) continue;
+      for (let row = 0; row < columns.rows; row++) {
+        const n = record * this.recordSize + row;
+        if (n >= field.chunks) break;
+        if (columns.path[row] == null && (columns.raw?.[row] ?? null) === null) continue;
+        yield `${name}/${chunkName(n, field.grid)}`;
       }
     }
   }
@@ -339,6 +374,13 @@ function checkPages(
     }
   }
 }
+
+/**
+ * The most record files a listing of one array's chunks reads: an array of
+ * 2^52 one-element chunks (a few bytes of `.zmetadata`) would otherwise make a
+ * listing request files without end. Reads by key are not limited.
+ */
+export const MAX_LISTED_RECORDS = 100_000;
 
 /** The most bytes one decompressed Parquet page may claim (its header's `uncompressed_page_size`). */
 export const MAX_PAGE_SIZE = 64 * 1024 * 1024;

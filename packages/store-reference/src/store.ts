@@ -31,6 +31,11 @@ import {
 export interface ReferenceSource {
   lookup(key: string, signal?: AbortSignal): Promise<Reference | undefined> | Reference | undefined;
   keys(signal?: AbortSignal): AsyncIterable<string> | Iterable<string>;
+  /**
+   * One folder's listing, when the source can give it without listing every
+   * key (Parquet directories list groups from `.zmetadata` alone).
+   */
+  listDir?(prefix: string, signal?: AbortSignal): Promise<DirListing>;
 }
 
 /** Options of {@link ReferenceStore}. */
@@ -120,7 +125,11 @@ export class ReferenceStore implements ReadableStore {
       const { ParquetReferences } = await import("./parquet.js");
       const refs = await ParquetReferences.open(read, options);
       return new ReferenceStore(
-        { lookup: (key, signal) => refs.lookup(key, signal), keys: (signal) => refs.keys(signal) },
+        {
+          lookup: (key, signal) => refs.lookup(key, signal),
+          keys: (signal) => refs.keys(signal),
+          listDir: (prefix, signal) => refs.listDir(prefix, signal),
+        },
         {
           ...options,
           targets,
@@ -184,6 +193,7 @@ export class ReferenceStore implements ReadableStore {
 
   async listDir(prefix: string, options?: StoreOptions): Promise<DirListing> {
     validatePrefix(prefix);
+    if (this.source.listDir) return this.source.listDir(prefix, options?.signal);
     if (this.dirs === undefined) {
       const dirs = new Map<string, { keys: Set<string>; prefixes: Set<string> }>();
       const entry = (p: string) => {
