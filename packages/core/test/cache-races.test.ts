@@ -9,17 +9,24 @@ const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A store over `mem` whose chunk writes wait for `hold` and whose chunk reads are logged (with their signal). */
 function slowStore(mem = new MemoryStore()) {
-  const state: { hold?: Promise<void>; readDelay: number; gets: AbortSignal[]; aborted: number } = {
-    readDelay: 0,
-    gets: [],
-    aborted: 0,
-  };
+  const state: {
+    hold?: Promise<void>;
+    readDelay: number;
+    gets: AbortSignal[];
+    aborted: number;
+    /** Delayed chunk reads that ran to the end: [had a signal]. */
+    completed: boolean[];
+  } = { readDelay: 0, gets: [], aborted: 0, completed: [] };
   const isChunk = (k: string) => /\/c\//.test(k);
   const store = {
     async get(key: string, range?: unknown, options?: { signal?: AbortSignal }) {
       if (isChunk(key) && state.readDelay > 0) {
         const signal = options?.signal;
         if (signal) state.gets.push(signal);
+        if (signal?.aborted) {
+          state.aborted++;
+          throw signal.reason;
+        }
         await new Promise<void>((resolve, reject) => {
           const t = setTimeout(resolve, state.readDelay);
           signal?.addEventListener("abort", () => {
@@ -28,6 +35,7 @@ function slowStore(mem = new MemoryStore()) {
             reject(signal.reason);
           });
         });
+        state.completed.push(signal !== undefined);
       }
       return mem.get(key, range as never, options as never);
     },
@@ -222,5 +230,42 @@ describe("ChunkCache: what an entry counts (finding 2, a06/a08)", () => {
     expect(storedShort - missingShort).toBe(288 + 8); // array objects + one float64
     expect(missingShort).toBeGreaterThanOrEqual(352 + 2 * "s/c/1".length);
     expect((await count(long, 1)) - missingShort).toBe(2 * 999); // the path's extra characters
+  });
+});
+
+describe("ChunkCache: aborting reads of a sharded array (finding 3, inner chunks)", () => {
+  // The shard index read is shared per shard by every reader, cache or not, and runs on
+  // (ShardIndexReader.shared); the inner chunks' reads are the cache's load.
+  it("a single reader's abort cancels the inner chunks' store requests, and no inner chunk is kept", async () => {
+    const { store, state } = slowStore();
+    const a = await createArray(store, "s", {
+      shape: [8, 8],
+      dataType: "uint16",
+      chunkShape: [8, 8],
+      codecs: [
+        {
+          name: "sharding_indexed",
+          configuration: {
+            chunk_shape: [4, 4],
+            codecs: [{ name: "bytes", configuration: { endian: "little" } }],
+          },
+        },
+      ],
+    });
+    await a.set(null, 9);
+    const chunkCache = new ChunkCache({ maxBytes: 1 << 20 });
+    state.readDelay = 200;
+    const ac = new AbortController();
+    const reading = a.get(null, { chunkCache, signal: ac.signal });
+    await tick(10);
+    ac.abort();
+    await expect(reading).rejects.toThrow();
+    await tick(450); // the index read (200 ms) ends, then the inner chunks' read would (200 ms)
+    expect(state.completed).toEqual([false]); // only the shared index read ran to the end
+    expect(state.gets.every((s) => s.aborted)).toBe(true);
+    expect(chunkCache.size).toBe(0);
+    state.readDelay = 0;
+    const again = await a.get(null, { chunkCache });
+    expect(Array.from(again.data as Uint16Array)).toEqual(new Array(64).fill(9));
   });
 });
