@@ -115,7 +115,7 @@ function valueReference(key: string, value: unknown, templates: Record<string, s
     return listReference(key, value);
   }
   // A JSON object in place of a metadata document's text: its JSON encoding.
-  if (isObject(value)) return { kind: "inline", bytes: encoder.encode(JSON.stringify(value)) };
+  if (isObject(value)) return { kind: "inline", bytes: encoder.encode(documentText(key, value)) };
   throw badReference(key, `a reference is a string or a list, got ${JSON.stringify(value)}`);
 }
 
@@ -243,4 +243,17 @@ function genInteger(
   if (!/^[+-]?\d+$/.test(text))
     throw badReference(key, `${what} renders to ${JSON.stringify(text)}, not an integer`);
   return referenceCount(key, what, Number(text));
+}
+
+/**
+ * A metadata value given as a JSON object, as text. `JSON.parse` accepts
+ * nesting that `JSON.stringify` cannot write back (a stack overflow): that is a
+ * `StoreError` naming the key.
+ */
+export function documentText(key: string, value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (cause) {
+    throw badReference(key, "is a JSON document nested too deeply to use", cause);
+  }
 }

@@ -26,6 +26,7 @@ import {
   snappyUncompress,
 } from "hyparquet";
 import { parquetHeader } from "hyparquet/src/column.js";
+import { documentText } from "./json.js";
 import { ColumnChunkGuard, flatColumns } from "./parquet-guard.js";
 import { badReference, checkReferenceKey, type Reference, referenceCount } from "./reference.js";
 
@@ -119,7 +120,7 @@ export class ParquetReferences {
     const fields = new Map<string, Field>();
     for (const [key, value] of Object.entries(metadata)) {
       checkReferenceKey(key);
-      const text = typeof value === "string" ? value : JSON.stringify(value);
+      const text = typeof value === "string" ? value : documentText(key, value);
       docs.set(key, encoder.encode(text));
       if (key.endsWith("/.zarray")) {
         fields.set(

@@ -123,6 +123,9 @@ function tokenize(src: string, where: string): Token[] {
 
 const MAX_CALL_DEPTH = 8;
 
+/** Parentheses and unary signs one expression may nest. */
+const MAX_NESTING = 256;
+
 function evaluate(src: string, scope: TemplateScope, text: string, depth = 0): TemplateValue {
   const where = `template ${JSON.stringify(text)}`;
   const tokens = tokenize(src, where);
@@ -177,14 +180,25 @@ function evaluate(src: string, scope: TemplateScope, text: string, depth = 0): T
       else left = a - b * Math.floor(a / b);
     }
   };
+  // Parentheses and signs recurse: a bound keeps a hostile expression a TemplateError,
+  // not a stack overflow.
+  let nesting = 0;
+  const nested = <T>(parse: () => T): T => {
+    if (++nesting > MAX_NESTING) fail(`expression nested more than ${MAX_NESTING} deep`);
+    try {
+      return parse();
+    } finally {
+      nesting--;
+    }
+  };
   const unary = (): TemplateValue => {
     if (isOp("-")) {
       pos++;
-      return checked(-integer(unary(), "-"));
+      return checked(-integer(nested(unary), "-"));
     }
     if (isOp("+")) {
       pos++;
-      return integer(unary(), "+");
+      return integer(nested(unary), "+");
     }
     return primary();
   };
@@ -195,7 +209,7 @@ function evaluate(src: string, scope: TemplateScope, text: string, depth = 0): T
     if (t.kind === "num" || t.kind === "str") return t.value;
     if (t.kind === "op") {
       if (t.value !== "(") return fail(`unexpected "${t.value}"`);
-      const inner = sum();
+      const inner = nested(sum);
       expect(")");
       return inner;
     }

@@ -247,3 +247,28 @@ describe("malformed references are StoreErrors naming the key", () => {
     await expect(store.get("a/2")).rejects.toThrow(/null URL and the store has no 'target' option/);
   });
 });
+
+// Found by an attack: both overflowed the stack (an untyped RangeError at open).
+describe("hostile nesting is a StoreError, not a stack overflow", () => {
+  it("20,000 nested parentheses in a template", () => {
+    const doc = {
+      version: 1,
+      gen: [
+        {
+          key: `a/{{${"(".repeat(20_000)}i${")".repeat(20_000)}}}`,
+          url: "f",
+          dimensions: { i: { stop: 2 } },
+        },
+      ],
+    };
+    expect(() => parseJsonReferences(doc)).toThrow(StoreError);
+    expect(() => parseJsonReferences(doc)).toThrow(/nested more than 256 deep/);
+  });
+
+  it("a metadata document nested 200,000 deep", () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(200_000)}1${"}".repeat(200_000)}`);
+    expect(() => parseJsonReferences({ version: 1, refs: { ".zattrs": deep } })).toThrow(
+      /nested too deeply/,
+    );
+  });
+});
