@@ -42,6 +42,7 @@ describe.skipIf(CHILD)("Parquet page data, under a watchdog", () => {
       const env: NodeJS.ProcessEnv = { ...process.env, STORE_REFERENCE_PAGES_CHILD: "1" };
       for (const name of Object.keys(env)) if (name.startsWith("VITEST")) delete env[name];
       delete env.FORCE_COLOR;
+      delete env.ZARR_TEST_REPORT;
       env.NO_COLOR = "1";
       const started = performance.now();
       const run = spawnSync(
@@ -51,6 +52,8 @@ describe.skipIf(CHILD)("Parquet page data, under a watchdog", () => {
           "run",
           // Worker threads, not forks: killing the child kills a spinning decoder with it.
           "--pool=threads",
+          // Not the CI's JSON report: the child would overwrite the whole run's file.
+          "--reporter=default",
           join(HERE, "parquet-pages.test.ts"),
         ],
         { cwd: ROOT, env, timeout: WATCHDOG_MS, killSignal: "SIGKILL", encoding: "utf8" },
