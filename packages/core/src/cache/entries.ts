@@ -8,7 +8,7 @@
 
 import type { NDArray } from "../codecs/types.js";
 import type { DataArray } from "../dtypes/types.js";
-import { untilAborted } from "../errors.js";
+import { AbortError, untilAborted } from "../errors.js";
 import type { ChunkCache } from "./chunk-cache.js";
 import type { ChunkHolder } from "./registry.js";
 
@@ -106,8 +106,8 @@ interface Loading {
   readonly promise: Promise<CachedChunk>;
   readonly tag: string;
   readonly group: string;
-  /** Ends the load's store requests and decoding: when every reader waiting on it has aborted. */
-  readonly controller: AbortController;
+  /** Ends the load's store requests and decoding when every reader waiting on it has aborted; none when the first reader cannot abort. */
+  readonly controller: AbortController | undefined;
   /** Readers waiting (see {@link ChunkEntries.wait}); the load is abandoned when this falls to 0 by aborts. */
   readers: number;
   /** Drops the load from the cache (it is not kept) and aborts it. */
@@ -118,8 +118,12 @@ interface Loading {
 export interface PendingChunk {
   /** Resolves with what readers copy from (never the caller's `value` itself); wait on it with {@link ChunkEntries.wait}. */
   readonly promise: Promise<CachedChunk>;
-  /** The load's own signal: aborted when every reader waiting on it has aborted. */
-  readonly signal: AbortSignal;
+  /**
+   * The load's own signal: aborted when every reader waiting on it has
+   * aborted; `undefined` when the reader that began it has no signal (the
+   * load then always runs to the end: that reader waits for it).
+   */
+  readonly signal: AbortSignal | undefined;
   /** Hands over the decoded chunk (or `null`: not stored); returns what readers copy from. */
   settle(value: CachedChunk): CachedChunk;
   fail(error: unknown): void;
@@ -205,10 +209,18 @@ export class ChunkEntries implements ChunkHolder {
   /**
    * For readers, after a {@link peek} miss: registers a load of chunk `sub`
    * of `key` that concurrent readers with the same `share` (decode limits)
-   * share. The loader must settle it, reading under its `signal`. Its value
-   * is kept only when no write of the store ran while it loaded.
+   * share. The loader must settle it, reading under its `signal` (made when
+   * `abortable`: the reader beginning it has a signal). Its value is kept only
+   * when no write of the store ran while it loaded.
    */
-  begin(scope: object, key: string, sub: string, tag: string, share = ""): PendingChunk {
+  begin(
+    scope: object,
+    key: string,
+    sub: string,
+    tag: string,
+    share = "",
+    abortable = false,
+  ): PendingChunk {
     const sid = this.#stores.storeId(scope);
     if (!this.#registered.has(scope)) {
       this.#registered.add(scope);
@@ -236,12 +248,12 @@ export class ChunkEntries implements ChunkHolder {
       promise,
       tag,
       group,
-      controller: new AbortController(),
+      controller: abortable ? new AbortController() : undefined, // costly on Node: only when needed
       readers: 0,
       abandon: (reason) => {
         if (done) return;
         if (stop()) this.#unmember(group, id);
-        loading.controller.abort(reason);
+        loading.controller?.abort(reason);
       },
     };
     let shares = this.#loading.get(id);
@@ -255,7 +267,7 @@ export class ChunkEntries implements ChunkHolder {
     this.#stats.misses++;
     return {
       promise,
-      signal: loading.controller.signal,
+      signal: loading.controller?.signal,
       settle: (value) => {
         if (done) throw new Error("a pending chunk is settled once");
         done = true;
@@ -289,21 +301,22 @@ export class ChunkEntries implements ChunkHolder {
    * `signal` aborts. A load every waiting reader has aborted is abandoned:
    * its requests are aborted and its value is not kept.
    */
-  async wait(
+  wait(
     found: Promise<CachedChunk>,
     signal: AbortSignal | undefined,
     path: string,
   ): Promise<CachedChunk> {
     const loading = this.#byPromise.get(found);
-    if (loading === undefined) return untilAborted(found, signal, path);
-    loading.readers++;
+    if (loading !== undefined) loading.readers++;
     if (signal === undefined) return found;
     const leave = () => {
-      if (--loading.readers === 0) loading.abandon(signal.reason);
+      if (loading !== undefined && --loading.readers === 0) loading.abandon(signal.reason);
     };
     if (signal.aborted) {
       leave();
-      return untilAborted(found, signal, path); // throws: aborted
+      return Promise.reject(
+        new AbortError(`operation aborted at "${path}"`, { path, cause: signal.reason }),
+      );
     }
     return untilAborted(found, signal, path).catch((e: unknown) => {
       if (signal.aborted) leave();

@@ -34,7 +34,7 @@ export function cachedChunk(
   const share = shareKey(options);
   const found = entries.peek(scope, key, "", tag, share);
   if (found === undefined) {
-    const pending = entries.begin(scope, key, "", tag, share);
+    const pending = entries.begin(scope, key, "", tag, share, options.signal !== undefined);
     void loadChunk(ctx, key, pending, options);
     return entries.wait(pending.promise, options.signal, key).then(readerCopy);
   }

@@ -71,7 +71,8 @@ export async function decodeShardRegionCached(
     const sub = coords.join(",");
     const found = at.cache.peek(at.scope, at.key, sub, at.tag, share);
     if (found === undefined) {
-      misses.push({ coords, pending: at.cache.begin(at.scope, at.key, sub, at.tag, share) });
+      const pending = at.cache.begin(at.scope, at.key, sub, at.tag, share, signal !== undefined);
+      misses.push({ coords, pending });
     } else if (found instanceof Promise) {
       wait(found, coords);
     } else {
@@ -144,11 +145,12 @@ async function loadInnerChunks(
   }
 }
 
-/** A signal that aborts once every one of `signals` has aborted. */
-function whenAllAborted(signals: readonly AbortSignal[]): AbortSignal {
+/** A signal that aborts once every one of `signals` has aborted (none when one of them is missing: that one never aborts). */
+function whenAllAborted(signals: readonly (AbortSignal | undefined)[]): AbortSignal | undefined {
+  if (signals.some((s) => s === undefined)) return undefined;
   const controller = new AbortController();
   let left = signals.length;
-  for (const s of signals) {
+  for (const s of signals as readonly AbortSignal[]) {
     s.addEventListener(
       "abort",
       () => {
