@@ -19,7 +19,7 @@ import type { ByteGetter, ChunkRegion, ChunkSpec, CodecOptions, NDArray } from "
 import { untilAborted } from "../errors.js";
 import { cStrides } from "../indexing/index.js";
 import { product } from "../util/grid.js";
-import { checkedSize, coalesce, maxInnerSize, type ShardReader } from "./decode.js";
+import { checkedSize, decodeInnerChunks, maxInnerSize, type ShardReader } from "./decode.js";
 
 /** What identifies a shard's entries in a chunk cache. */
 export interface ShardCacheKey {
@@ -97,7 +97,7 @@ async function loadInnerChunks(
   misses: readonly { coords: number[]; pending: PendingChunk }[],
   options: CodecOptions,
 ): Promise<void> {
-  const { layout, inner } = r;
+  const { layout } = r;
   try {
     const idx = await r.index.shared(input, options);
     const wanted: { coords: number[]; offset: number; size: number; pending: PendingChunk }[] = [];
@@ -114,31 +114,7 @@ async function loadInnerChunks(
         });
     }
     if (wanted.length === 0) return;
-    const groups = coalesce(wanted, options);
-    const ranges = groups.map((g) => ({ offset: g.offset, length: g.end - g.offset }));
-    const results = input.getMany
-      ? await input.getMany(ranges, options)
-      : await Promise.all(ranges.map((range) => input.get(range, options)));
-    const pool = options.workers || undefined;
-    const innerContext = { format: r.format, path: r.path };
-    const decodes: Promise<unknown>[] = [];
-    for (let gi = 0; gi < groups.length; gi++) {
-      const g = groups[gi];
-      const bytes = results[gi];
-      if (bytes === undefined || bytes.length !== g.end - g.offset) {
-        throw r.index.fail(
-          `inner chunk bytes [${g.offset}, ${g.end}) are past the end of the shard (truncated or changed while reading)`,
-        );
-      }
-      for (const w of g.members) {
-        const start = w.offset - g.offset;
-        const part = bytes.subarray(start, start + w.size);
-        const decoding =
-          pool?.decode(inner, part, innerContext, options) ?? inner.decode(part, options);
-        decodes.push(decoding.then((chunk) => w.pending.settle(chunk)));
-      }
-    }
-    await Promise.all(decodes);
+    await decodeInnerChunks(r, input, wanted, options, (chunk, w) => w.pending.settle(chunk));
   } catch (e) {
     // Loads not settled yet fail with the error (settled ones ignore it).
     for (const { pending } of misses) pending.fail(e);

@@ -95,7 +95,7 @@ export async function decodeShardRegion(
 ): Promise<NDArray | undefined> {
   const at = shardCacheKey(input, options);
   if (at !== undefined) return decodeShardRegionCached(r, input, region, decoded, at, options);
-  const { layout, inner } = r;
+  const { layout } = r;
   const idx = await r.index.shared(input, options);
   if (idx === undefined) return undefined;
   const dataType = decoded.dataType;
@@ -113,13 +113,30 @@ export async function decodeShardRegion(
     wanted.push({ coords, offset: idx.offsets[i], size: checkedSize(r, idx, i, maxInner) });
   }
   if (wanted.length === 0) return { data: out, shape, stride: outStrides, dataType };
+  await decodeInnerChunks(r, input, wanted, options, (chunk, w) =>
+    layout.place(chunk.data, w.coords, out, lo, hi, outStrides),
+  );
+  return { data: out, shape, stride: outStrides, dataType };
+}
+
+/**
+ * Reads the inner chunks `wanted` (nearby ranges merged, see {@link coalesce})
+ * and decodes them side by side: in the pool's workers while they have room,
+ * the rest here (see ChunkCodecWorkers.decode). `use` gets each decoded chunk;
+ * resolves once every one has been used.
+ */
+export async function decodeInnerChunks<W extends Wanted>(
+  r: ShardReader,
+  input: ByteGetter,
+  wanted: W[],
+  options: CodecOptions | undefined,
+  use: (chunk: NDArray, w: W) => void,
+): Promise<void> {
   const groups = coalesce(wanted, options);
   const ranges = groups.map((g) => ({ offset: g.offset, length: g.end - g.offset }));
   const results = input.getMany
     ? await input.getMany(ranges, options)
     : await Promise.all(ranges.map((range) => input.get(range, options)));
-  // Inner chunks decode side by side: in the pool's workers while they have
-  // room, the rest here (see ChunkCodecWorkers.decode).
   const pool = options?.workers || undefined;
   const innerContext = { format: r.format, path: r.path };
   const decodes: Promise<void>[] = [];
@@ -136,14 +153,11 @@ export async function decodeShardRegion(
       const start = w.offset - g.offset;
       const part = bytes.subarray(start, start + w.size);
       const decoding =
-        pool?.decode(inner, part, innerContext, options) ?? inner.decode(part, options);
-      decodes.push(
-        decoding.then((chunk) => layout.place(chunk.data, w.coords, out, lo, hi, outStrides)),
-      );
+        pool?.decode(r.inner, part, innerContext, options) ?? r.inner.decode(part, options);
+      decodes.push(decoding.then((chunk) => use(chunk, w)));
     }
   }
   await Promise.all(decodes);
-  return { data: out, shape, stride: outStrides, dataType };
 }
 
 interface Wanted {
