@@ -2,7 +2,7 @@
  * ChunkCache under concurrency and misuse: findings of the outside review
  * (attack 21, scripts a15, a17, a11, a05, a12, a07) — each test cites its finding.
  */
-import { ChunkCache, createArray, MemoryStore } from "@zarr/core";
+import { ChunkCache, createArray, MemoryStore, openArray } from "@zarr/core";
 import { describe, expect, it } from "vitest";
 
 const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -268,4 +268,77 @@ describe("ChunkCache: aborting reads of a sharded array (finding 3, inner chunks
     const again = await a.get(null, { chunkCache });
     expect(Array.from(again.data as Uint16Array)).toEqual(new Array(64).fill(9));
   });
+});
+
+// Second attack round, finding 1: a read starting after a write joined a shard index
+// read that began before it, paired the old index with the new bytes and cached that.
+describe("a shard index read that began before a write is not shared past it", () => {
+  const codecs = [
+    {
+      name: "sharding_indexed",
+      configuration: {
+        chunk_shape: [2],
+        codecs: [{ name: "bytes", configuration: { endian: "little" } }],
+      },
+    },
+  ];
+  /** A store whose index (suffix) reads wait for `hold` while it is set. */
+  function heldIndexStore() {
+    const inner = new MemoryStore();
+    const state: { hold?: Promise<void> } = {};
+    const store = {
+      async get(key: string, range?: { suffix?: number }, options?: object) {
+        const value = await inner.get(key, range as never, options as never);
+        if (state.hold && range?.suffix !== undefined) await state.hold;
+        return value;
+      },
+      set: (key: string, value: Uint8Array) => inner.set(key, value),
+      erase: (key: string) => inner.erase(key),
+    };
+    return { store, state };
+  }
+
+  for (const how of ["a write through another handle", "invalidate() after an unseen write"]) {
+    for (const cached of [true, false]) {
+      it(`${how}, ${cached ? "with" : "without"} a cache: later reads see the new values`, async () => {
+        const { store, state } = heldIndexStore();
+        const a = await createArray(store, "s", {
+          shape: [8],
+          dataType: "int32",
+          chunkShape: [8],
+          codecs,
+          fillValue: 0,
+        });
+        await a.set(null, Int32Array.of(1, 1, 0, 0, 0, 0, 0, 0));
+        const chunkCache = cached ? new ChunkCache({ maxBytes: 1 << 20 }) : undefined;
+        let release = () => {};
+        state.hold = new Promise<void>((r) => {
+          release = r;
+        });
+        const first = a.get(null, { chunkCache }).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 10));
+        state.hold = undefined;
+        if (how.startsWith("a write")) {
+          await (await openArray(store, "s")).set(null, 2);
+        } else {
+          // Written through another store object over the same memory: the cache cannot see it.
+          const other = await openArray(
+            { get: store.get, set: store.set, erase: store.erase } as never,
+            "s",
+          );
+          await other.set(null, 2);
+          chunkCache?.invalidate(store);
+          if (!chunkCache) return release(); // nothing to invalidate without a cache
+        }
+        const second = a.get(null, { chunkCache });
+        await new Promise((r) => setTimeout(r, 5));
+        release();
+        await first;
+        expect(Array.from((await second).data as Int32Array)).toEqual(new Array(8).fill(2));
+        expect(Array.from((await a.get(null, { chunkCache })).data as Int32Array)).toEqual(
+          new Array(8).fill(2),
+        );
+      });
+    }
+  }
 });

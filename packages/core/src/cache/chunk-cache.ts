@@ -6,7 +6,7 @@
 
 import type { AnyStore, Store } from "../store/types.js";
 import { type ChunkCacheStats, ChunkEntries, entriesKey } from "./entries.js";
-import { holdValuesOf, storeId, unchangedSince, writeMark } from "./registry.js";
+import { holdValuesOf, noteChange, storeId, unchangedSince, writeMark } from "./registry.js";
 
 export type { ChunkCacheStats } from "./entries.js";
 
@@ -128,6 +128,7 @@ export class ChunkCache {
     // A store made by resolveStore (its marker, not an import: this module stays off the read path).
     const scope = Symbol.for("@zarr/core.resolvedStore") in store ? (store as Store).inner : store;
     const p = path?.replace(/^\/+|\/+$/g, "") ?? "";
+    noteChange(scope);
     this.#entries.dropPrefix(storeId(scope), p === "" ? "" : `${p}/`);
   }
 }

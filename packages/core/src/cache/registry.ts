@@ -99,6 +99,17 @@ function forEachHolder(scope: object, fn: (holder: ChunkHolder, id: number) => v
  * cache holds its values yet: a cache that first reads the store while the
  * write runs must not keep what it reads.
  */
+/**
+ * Counts a change of store `scope` made where no write hook sees it (another
+ * process, another store object: `ChunkCache.invalidate`): loads and shard
+ * index reads running now are not kept or shared past it.
+ */
+export function noteChange(scope: object): void {
+  const state = writes.get(scope);
+  if (state === undefined) writes.set(scope, { started: 1, running: 0 });
+  else state.started++;
+}
+
 export async function changing<T>(
   scope: object,
   change: { keys: readonly string[] } | { prefix: string },

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { unchangedSince, writeMark } from "../cache/registry.js";
 import type { CodecPipeline } from "../codecs/pipeline.js";
 import type { ByteGetter, CodecOptions } from "../codecs/types.js";
 import { uint64 } from "../dtypes/index.js";
@@ -23,8 +24,14 @@ export interface ShardIndex {
 }
 
 /** Reads, decodes, checks and encodes the index of shards with one layout. */
+/** A shard index read shared by concurrent readers, with the store's write mark when it began. */
+interface InflightIndex {
+  promise: Promise<ShardIndex | undefined>;
+  mark: number | undefined;
+}
+
 export class ShardIndexCodec {
-  readonly #inflight = new Map<object | string, Promise<ShardIndex | undefined>>();
+  readonly #inflight = new Map<object | string, InflightIndex>();
   readonly #shape: number[];
 
   constructor(
@@ -125,17 +132,28 @@ export class ShardIndexCodec {
     key: object | string,
     options?: CodecOptions,
   ): Promise<ShardIndex | undefined> {
-    let p = this.#inflight.get(key);
-    if (!p) {
+    const scope = input.cacheScope;
+    let entry = this.#inflight.get(key);
+    // A read that began before a write to the store (or an invalidation) may hold the
+    // old index: a reader starting after it reads again rather than pair it with new bytes.
+    if (entry !== undefined && scope !== undefined && !unchangedSince(scope, entry.mark)) {
+      entry = undefined;
+    }
+    if (entry === undefined) {
+      const mark = scope === undefined ? undefined : writeMark(scope);
       // Shared by every reader of the shard: no one reader's signal may end it.
-      p = this.read(
+      const promise = this.read(
         input,
         options?.signal === undefined ? options : { ...options, signal: undefined },
       );
-      this.#inflight.set(key, p);
-      const clear = () => this.#inflight.delete(key);
-      p.then(clear, clear);
+      const started: InflightIndex = { promise, mark };
+      entry = started;
+      this.#inflight.set(key, started);
+      const clear = () => {
+        if (this.#inflight.get(key) === started) this.#inflight.delete(key);
+      };
+      promise.then(clear, clear);
     }
-    return untilAborted(p, options?.signal, typeof key === "string" ? key : undefined);
+    return untilAborted(entry.promise, options?.signal, typeof key === "string" ? key : undefined);
   }
 }
