@@ -13,7 +13,13 @@ import {
   type Reference,
   referenceCount,
 } from "./reference.js";
-import { isTemplated, renderTemplate, TemplateError, type TemplateValue } from "./template.js";
+import {
+  isTemplated,
+  type RenderBudget,
+  renderTemplate,
+  TemplateError,
+  type TemplateValue,
+} from "./template.js";
 
 /** Options of {@link parseJsonReferences}. */
 export interface JsonReferenceOptions {
@@ -49,16 +55,19 @@ export function parseJsonReferences(
 ): Map<string, Reference> {
   if (!isObject(doc)) throw badReference("", "the reference document is not a JSON object");
   const version = doc.version;
-  if (version === undefined || version === 0) return parseRefs(doc, {});
+  const maxGenerated = options.maxGenerated ?? DEFAULT_MAX_GENERATED;
+  const chars = Math.ceil(maxGenerated * CHARS_PER_GENERATED);
+  const budget: RenderBudget = { chars, limit: chars };
+  if (version === undefined || version === 0) return parseRefs(doc, { templates: {}, budget });
   if (version !== 1) {
     throw badReference(
       "version",
       `unsupported reference version ${JSON.stringify(version)} (0 and 1 are supported)`,
     );
   }
-  const templates = parseTemplates(doc.templates);
-  const refs = parseRefs(doc.refs ?? {}, templates);
-  expandGen(doc.gen ?? [], templates, refs, options.maxGenerated ?? DEFAULT_MAX_GENERATED);
+  const ctx: RenderContext = { templates: parseTemplates(doc.templates), budget };
+  const refs = parseRefs(doc.refs ?? {}, ctx);
+  expandGen(doc.gen ?? [], ctx, refs, maxGenerated);
   return refs;
 }
 
@@ -78,14 +87,20 @@ function parseTemplates(value: unknown): Record<string, string> {
   return templates;
 }
 
+/** What the templates of one document render with: its templates and its shared budget. */
+interface RenderContext {
+  templates: Record<string, string>;
+  budget: RenderBudget;
+}
+
 function render(
   key: string,
   text: string,
   values: Record<string, TemplateValue>,
-  templates: Record<string, string>,
+  ctx: RenderContext,
 ): string {
   try {
-    return renderTemplate(text, { values, templates });
+    return renderTemplate(text, { values, templates: ctx.templates, budget: ctx.budget });
   } catch (e) {
     if (e instanceof TemplateError) throw badReference(key, `malformed template: ${e.message}`, e);
     throw e;
@@ -94,23 +109,23 @@ function render(
 
 const encoder = new TextEncoder();
 
-function parseRefs(refs: unknown, templates: Record<string, string>): Map<string, Reference> {
+function parseRefs(refs: unknown, ctx: RenderContext): Map<string, Reference> {
   if (!isObject(refs)) throw badReference("refs", "refs must be an object");
   const out = new Map<string, Reference>();
   for (const [key, value] of Object.entries(refs)) {
     if (key === "version") continue;
     checkReferenceKey(key);
-    out.set(key, valueReference(key, value, templates));
+    out.set(key, valueReference(key, value, ctx));
   }
   return out;
 }
 
-function valueReference(key: string, value: unknown, templates: Record<string, string>): Reference {
+function valueReference(key: string, value: unknown, ctx: RenderContext): Reference {
   if (typeof value === "string") return { kind: "inline", bytes: inlineBytes(key, value) };
   if (Array.isArray(value)) {
     const url = value[0];
     if (typeof url === "string" && isTemplated(url)) {
-      return listReference(key, [render(key, url, {}, templates), ...value.slice(1)]);
+      return listReference(key, [render(key, url, {}, ctx), ...value.slice(1)]);
     }
     return listReference(key, value);
   }
@@ -159,14 +174,12 @@ function rangeLength(d: Dimension): number {
 
 function expandGen(
   gen: unknown,
-  templates: Record<string, string>,
+  ctx: RenderContext,
   out: Map<string, Reference>,
   maxGenerated: number,
 ): void {
   if (!Array.isArray(gen)) throw badReference("gen", "gen must be a list");
   let total = 0;
-  let chars = 0;
-  const maxChars = Math.ceil(maxGenerated * CHARS_PER_GENERATED);
   gen.forEach((entry, n) => {
     const where = `gen[${n}]`;
     if (!isObject(entry)) throw badReference(where, "a gen entry must be an object");
@@ -198,16 +211,9 @@ function expandGen(
       names.forEach((name, d) => {
         values[name] = lists[d][index[d]];
       });
-      const k = render(where, key, values, templates);
+      const k = render(where, key, values, ctx);
       checkReferenceKey(k);
-      const u = render(k, url, values, templates);
-      chars += k.length + u.length;
-      if (chars > maxChars) {
-        throw badReference(
-          where,
-          `gen expands to more than ${maxChars} characters of keys and URLs (option maxGenerated, ${maxGenerated})`,
-        );
-      }
+      const u = render(k, url, values, ctx);
       if (offset === undefined) {
         out.set(k, listReference(k, [u]));
       } else {
@@ -215,8 +221,8 @@ function expandGen(
           k,
           listReference(k, [
             u,
-            genInteger(k, "offset", offset, values, templates),
-            genInteger(k, "length", length, values, templates),
+            genInteger(k, "offset", offset, values, ctx),
+            genInteger(k, "length", length, values, ctx),
           ]),
         );
       }
@@ -234,12 +240,12 @@ function genInteger(
   what: string,
   spec: unknown,
   values: Record<string, TemplateValue>,
-  templates: Record<string, string>,
+  ctx: RenderContext,
 ): number {
   if (typeof spec === "number") return referenceCount(key, what, spec);
   if (typeof spec !== "string")
     throw badReference(key, `${what} must be a template string or integer`);
-  const text = render(key, spec, values, templates).trim();
+  const text = render(key, spec, values, ctx).trim();
   if (!/^[+-]?\d+$/.test(text))
     throw badReference(key, `${what} renders to ${JSON.stringify(text)}, not an integer`);
   return referenceCount(key, what, Number(text));

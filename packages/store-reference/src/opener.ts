@@ -64,6 +64,7 @@ const OWN_OPTIONS = new Set([
   "maxRequestSize",
   "protocolOptions",
   "cachedRecords",
+  "maxListedRecords",
   "maxGenerated",
   "allowLocalTargets",
   "signal",
@@ -77,7 +78,7 @@ const OWN_OPTIONS = new Set([
  *   `https:`, `s3:`, ...) point at local files (paths, `file:` URLs); refused
  *   by default, so a hostile reference file cannot make an application read
  *   (or `zarr serve` publish) the machine's files;
- * - `target`, `base`, `maxGap`, `maxRequestSize`, `cachedRecords`, `maxGenerated`:
+ * - `target`, `base`, `maxGap`, `maxRequestSize`, `cachedRecords`, `maxListedRecords`, `maxGenerated`:
  *   as in {@link ReferenceStoreOptions};
  * - `protocolOptions`: `{ [scheme]: options }` for every store opened on that
  *   scheme (`s3`, `gs`, `https`, `file`, ...), the reference file's and the targets';

@@ -36,6 +36,12 @@ export interface ParquetReferenceOptions {
   compressors?: Compressors;
   /** How many decoded `refs.R.parq` files to keep in memory (default 64). */
   cachedRecords?: number;
+  /**
+   * The most record files one listing may read, over all arrays (default
+   * {@link MAX_LISTED_RECORDS}): a few bytes of `.zmetadata` could otherwise
+   * make `list()` request files without end. Reads by key are not limited.
+   */
+  maxListedRecords?: number;
 }
 
 /** The columns of one `refs.R.parq` file. */
@@ -75,6 +81,9 @@ export class ParquetReferences {
   private readonly records = new Map<string, Promise<RecordColumns | undefined>>();
   private readonly compressors: Compressors;
   private readonly cachedRecords: number;
+  private readonly maxListedRecords: number;
+  /** Folders of the metadata keys (built on the first listing). */
+  private metadataDirs?: Map<string, { keys: Set<string>; prefixes: Set<string> }>;
 
   private constructor(
     private readonly read: ReadFile,
@@ -87,6 +96,7 @@ export class ParquetReferences {
   ) {
     this.compressors = boundedCompressors(options.compressors);
     this.cachedRecords = Math.max(1, options.cachedRecords ?? 64);
+    this.maxListedRecords = options.maxListedRecords ?? MAX_LISTED_RECORDS;
   }
 
   /** Reads and checks `.zmetadata`; a missing or malformed one is a `StoreError`. */
@@ -153,6 +163,9 @@ export class ParquetReferences {
 
   /** Every key: the metadata documents, then each array's chunks that have a reference. */
   async *keys(signal?: AbortSignal): AsyncGenerator<string> {
+    let records = 0;
+    for (const name of this.fields.keys()) records += this.recordCount(name);
+    this.checkListed("", records);
     yield* this.metadata.keys();
     for (const name of this.fields.keys()) yield* this.chunkKeys(name, signal);
   }
@@ -164,33 +177,59 @@ export class ParquetReferences {
    * group reads no record file.
    */
   async listDir(prefix: string, signal?: AbortSignal): Promise<DirListing> {
-    const keys = new Set<string>();
-    const prefixes = new Set<string>();
-    for (const key of this.metadata.keys()) {
-      if (!key.startsWith(prefix)) continue;
-      const rest = key.slice(prefix.length);
-      const slash = rest.indexOf("/");
-      if (slash < 0) keys.add(rest);
-      else prefixes.add(rest.slice(0, slash));
-    }
+    const found = this.metadataFolders().get(prefix);
+    const keys = new Set(found?.keys);
     const field = prefix.endsWith("/") ? prefix.slice(0, -1) : undefined;
     if (field !== undefined && this.fields.has(field)) {
+      this.checkListed(prefix, this.recordCount(field));
       for await (const key of this.chunkKeys(field, signal)) keys.add(key.slice(prefix.length));
     }
-    return { keys: [...keys].sort(), prefixes: [...prefixes].sort() };
+    return { keys: [...keys].sort(), prefixes: [...(found?.prefixes ?? [])].sort() };
+  }
+
+  private metadataFolders(): Map<string, { keys: Set<string>; prefixes: Set<string> }> {
+    if (this.metadataDirs !== undefined) return this.metadataDirs;
+    const dirs = new Map<string, { keys: Set<string>; prefixes: Set<string> }>();
+    const folder = (p: string) => {
+      let f = dirs.get(p);
+      if (f === undefined) {
+        f = { keys: new Set(), prefixes: new Set() };
+        dirs.set(p, f);
+      }
+      return f;
+    };
+    for (const key of this.metadata.keys()) {
+      let start = 0;
+      for (let slash = key.indexOf("/"); slash >= 0; slash = key.indexOf("/", start)) {
+        folder(key.slice(0, start)).prefixes.add(key.slice(start, slash));
+        start = slash + 1;
+      }
+      folder(key.slice(0, start)).keys.add(key.slice(start));
+    }
+    this.metadataDirs = dirs;
+    return dirs;
+  }
+
+  /** Record files of array `name`. */
+  private recordCount(name: string): number {
+    const field = this.fields.get(name);
+    return field === undefined ? 0 : Math.ceil(field.chunks / this.recordSize);
+  }
+
+  private checkListed(prefix: string, records: number): void {
+    if (records > this.maxListedRecords) {
+      throw badReference(
+        prefix,
+        `listing it would read ${records} record files (more than ${this.maxListedRecords}, option maxListedRecords); chunks are still read by key`,
+      );
+    }
   }
 
   /** The chunk keys of array `name` that have a reference (read from its record files). */
   private async *chunkKeys(name: string, signal?: AbortSignal): AsyncGenerator<string> {
     const field = this.fields.get(name);
     if (field === undefined) return;
-    const records = Math.ceil(field.chunks / this.recordSize);
-    if (records > MAX_LISTED_RECORDS) {
-      throw badReference(
-        `${name}/`,
-        `listing its chunks would read ${records} record files (more than ${MAX_LISTED_RECORDS}); chunks are still read by key`,
-      );
-    }
+    const records = this.recordCount(name);
     for (let record = 0; record < records; record++) {
       const columns = await this.record(name, record, signal);
       if (columns === undefined) continue;
@@ -377,9 +416,10 @@ function checkPages(
 }
 
 /**
- * The most record files a listing of one array's chunks reads: an array of
- * 2^52 one-element chunks (a few bytes of `.zmetadata`) would otherwise make a
- * listing request files without end. Reads by key are not limited.
+ * The most record files one listing reads by default (all arrays of `list()`,
+ * or one array's folder): an array of 2^52 one-element chunks (a few bytes of
+ * `.zmetadata`) would otherwise make a listing request files without end.
+ * Reads by key are not limited.
  */
 export const MAX_LISTED_RECORDS = 100_000;
 

@@ -30,6 +30,8 @@ export interface TemplateScope {
   values: Readonly<Record<string, TemplateValue>>;
   /** Templates by name: plain text is a value, text with `{{` a function. */
   templates: Readonly<Record<string, string>>;
+  /** Shared by every render of one document (see {@link RenderBudget}). */
+  budget?: RenderBudget;
 }
 
 /**
@@ -42,25 +44,59 @@ export interface TemplateScope {
  * ```
  */
 export function renderTemplate(text: string, scope: TemplateScope): string {
+  // Once, not per block: a search per block from its position is quadratic in the text.
+  if (text.includes("{%") || text.includes("{#")) {
+    throw new TemplateError(`${quoted(text)}: only {{ expression }} blocks are supported`);
+  }
+  return renderBlocks(text, text, scope, 0);
+}
+
+/**
+ * Characters a document's templates may scan and produce, shared by every
+ * render of that document: a small document cannot make rendering take
+ * quadratic time or build strings of gigabytes (nested template calls multiply
+ * text). Spent by {@link renderTemplate} when given in the scope.
+ */
+export interface RenderBudget {
+  chars: number;
+  /** The budget given at first, for the message. */
+  readonly limit: number;
+}
+
+function spend(budget: RenderBudget | undefined, n: number): void {
+  if (budget === undefined) return;
+  budget.chars -= n;
+  if (budget.chars < 0) {
+    throw new TemplateError(
+      `templates expand past ${budget.limit} characters of keys and URLs (option maxGenerated raises it)`,
+    );
+  }
+}
+
+/** `text` for messages: JSON-quoted, cut after 200 characters. */
+export function quoted(text: string): string {
+  return text.length <= 200
+    ? JSON.stringify(text)
+    : `${JSON.stringify(text.slice(0, 200))}... (${text.length} characters)`;
+}
+
+/** Renders the `{{ }}` blocks of `text` (`source`: the template named in messages). */
+function renderBlocks(text: string, source: string, scope: TemplateScope, depth: number): string {
+  spend(scope.budget, text.length);
   let out = "";
   let pos = 0;
   for (;;) {
     const open = text.indexOf("{{", pos);
-    const stmt = text.indexOf("{%", pos);
-    const comment = text.indexOf("{#", pos);
-    if (
-      (stmt >= 0 && (open < 0 || stmt < open)) ||
-      (comment >= 0 && (open < 0 || comment < open))
-    ) {
-      throw new TemplateError(
-        `${JSON.stringify(text)}: only {{ expression }} blocks are supported`,
-      );
+    if (open < 0) {
+      spend(scope.budget, text.length - pos);
+      return out + text.slice(pos);
     }
-    if (open < 0) return out + text.slice(pos);
     const close = text.indexOf("}}", open + 2);
-    if (close < 0) throw new TemplateError(`${JSON.stringify(text)}: "{{" without "}}"`);
+    if (close < 0) throw new TemplateError(`template ${quoted(source)}: "{{" without "}}"`);
+    const value = show(evaluate(text.slice(open + 2, close), scope, source, depth));
+    spend(scope.budget, open - pos + value.length);
     out += text.slice(pos, open);
-    out += show(evaluate(text.slice(open + 2, close), scope, text));
+    out += value;
     pos = close + 2;
   }
 }
@@ -127,7 +163,7 @@ const MAX_CALL_DEPTH = 8;
 const MAX_NESTING = 256;
 
 function evaluate(src: string, scope: TemplateScope, text: string, depth = 0): TemplateValue {
-  const where = `template ${JSON.stringify(text)}`;
+  const where = `template ${quoted(text)}`;
   const tokens = tokenize(src, where);
   let pos = 0;
   const fail = (reason: string): never => {
@@ -229,7 +265,7 @@ function evaluate(src: string, scope: TemplateScope, text: string, depth = 0): T
       const body = own(scope.templates, name);
       if (body === undefined) return fail(`unknown template ${JSON.stringify(name)}`);
       if (depth >= MAX_CALL_DEPTH) return fail("templates nested too deeply");
-      return renderNested(body, args, depth + 1);
+      return renderNested(body, args, depth + 1, scope.budget);
     }
     const value = own(scope.values, name);
     if (value !== undefined) return value;
@@ -247,20 +283,13 @@ function evaluate(src: string, scope: TemplateScope, text: string, depth = 0): T
 }
 
 /** A template called as a function sees only its keyword arguments (as in fsspec). */
-function renderNested(body: string, args: Record<string, TemplateValue>, depth: number): string {
-  let out = "";
-  let pos = 0;
-  for (;;) {
-    const open = body.indexOf("{{", pos);
-    if (open < 0) return out + body.slice(pos);
-    const close = body.indexOf("}}", open + 2);
-    if (close < 0) throw new TemplateError(`template ${JSON.stringify(body)}: "{{" without "}}"`);
-    out += body.slice(pos, open);
-    out += show(
-      evaluate(body.slice(open + 2, close), { values: args, templates: {} }, body, depth),
-    );
-    pos = close + 2;
-  }
+function renderNested(
+  body: string,
+  args: Record<string, TemplateValue>,
+  depth: number,
+  budget: RenderBudget | undefined,
+): string {
+  return renderBlocks(body, body, { values: args, templates: {}, budget }, depth);
 }
 
 function own<T>(record: Readonly<Record<string, T>>, name: string): T | undefined {

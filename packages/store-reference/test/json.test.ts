@@ -272,3 +272,46 @@ describe("hostile nesting is a StoreError, not a stack overflow", () => {
     );
   });
 });
+
+// Second attack round: template work and output bounded for the whole document.
+describe("template work is bounded for the whole document", () => {
+  it("40,000 empty blocks in one URL render in linear time (was quadratic: > 60 s)", () => {
+    const url = `t.bin${"{{''}}".repeat(40_000)}`;
+    const started = performance.now();
+    const refs = parseJsonReferences({ version: 1, refs: { "a/0": [url, 0, 1] } });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(refs.get("a/0")).toMatchObject({ url: "t.bin" });
+  });
+
+  it("a gen of empty blocks spends the budget on the text it scans", () => {
+    const doc = {
+      version: 1,
+      gen: [
+        {
+          key: "a/{{i}}",
+          url: `f${"{{''}}".repeat(10_000)}`,
+          dimensions: { i: { stop: 2_000_000 } },
+        },
+      ],
+    };
+    expect(() => parseJsonReferences(doc)).toThrow(/characters of keys and URLs/);
+  });
+
+  it("template calls in plain refs cannot build strings of gigabytes", () => {
+    const doc = {
+      version: 1,
+      templates: { f: "{{a}}".repeat(250), g: "x".repeat(1_000_000) },
+      refs: { "a/0": ["{{f(a=g)}}", 0, 1] },
+    };
+    const error = (() => {
+      try {
+        parseJsonReferences(doc);
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error?.message).toMatch(/characters of keys and URLs/);
+    expect(error?.message.length).toBeLessThan(2_000); // the template is quoted, cut short
+  });
+});

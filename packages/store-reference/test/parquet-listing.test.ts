@@ -75,7 +75,7 @@ describe("Parquet reference directories: listing", () => {
     const error = await refs.listDir("a/").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(String((error as Error).message)).toMatch(
-      new RegExp(`record files \\(more than ${MAX_LISTED_RECORDS}\\)`),
+      new RegExp(`record files \\(more than ${MAX_LISTED_RECORDS}, option maxListedRecords\\)`),
     );
     expect(reads).toEqual([]);
     const keys: string[] = [];
@@ -84,8 +84,24 @@ describe("Parquet reference directories: listing", () => {
         for await (const key of refs.keys()) keys.push(key);
       })(),
     ).rejects.toThrow(StoreError);
-    expect(keys).toEqual([".zgroup", "a/.zarray"]);
+    expect(keys).toEqual([]); // refused before anything is listed
     expect(await refs.lookup(`a/${2 ** 40}`)).toBeUndefined();
     expect(reads).toEqual([`a/refs.${2 ** 38}.parq`]);
+  });
+
+  // Second attack round: the cap was per array, so 1,000 arrays of 99,999 records each
+  // made list() (zarr verify, copy) request 10^8 files.
+  it("the cap covers a whole list(): many arrays under it one by one are refused together", async () => {
+    const metadata: Record<string, unknown> = {};
+    for (let i = 0; i < 3; i++) metadata[`v${i}/.zarray`] = JSON.parse(zarray([40_000], [1]));
+    const { refs, reads } = await inMemory(metadata, 1);
+    const listed = (async () => {
+      for await (const _ of refs.keys()) {
+        // nothing: the listing is refused first
+      }
+    })();
+    await expect(listed).rejects.toThrow(/120000 record files \(more than 100000/);
+    expect(reads).toEqual([]);
+    expect((await refs.listDir("")).prefixes).toEqual(["v0", "v1", "v2"]);
   });
 });
