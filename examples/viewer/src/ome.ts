@@ -172,9 +172,11 @@ export function parseOme(attrs: JsonObject): OmeImage | undefined {
     throw new OmeMetadataError("multiscales must be a non-empty list of objects");
   }
   const ms = list[0] as JsonObject;
-  const version = String(
-    (root === attrs ? ms.version : root.version) ?? (root === attrs ? "0.4" : "0.5"),
-  );
+  const given = root === attrs ? ms.version : root.version;
+  if (given !== undefined && typeof given !== "string" && typeof given !== "number") {
+    throw new OmeMetadataError("version must be a string");
+  }
+  const version = String(given ?? (root === attrs ? "0.4" : "0.5"));
   const axes = parseAxes(ms.axes);
   const n = axes.length;
   if (!Array.isArray(ms.datasets) || ms.datasets.length === 0) {
