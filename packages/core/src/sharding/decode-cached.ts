@@ -17,9 +17,13 @@ import {
 } from "../cache/entries.js";
 import type { ByteGetter, ChunkRegion, ChunkSpec, CodecOptions, NDArray } from "../codecs/types.js";
 import { untilAborted } from "../errors.js";
-import { cStrides } from "../indexing/index.js";
-import { product } from "../util/grid.js";
-import { checkedSize, decodeInnerChunks, maxInnerSize, type ShardReader } from "./decode.js";
+import {
+  checkedSize,
+  decodeInnerChunks,
+  maxInnerSize,
+  regionOutput,
+  type ShardReader,
+} from "./decode.js";
 
 /** What identifies a shard's entries in a chunk cache. */
 export interface ShardCacheKey {
@@ -51,13 +55,7 @@ export async function decodeShardRegionCached(
   options?: CodecOptions,
 ): Promise<NDArray> {
   const { layout } = r;
-  const dataType = decoded.dataType;
-  const lo = region.map(([a]) => a);
-  const hi = region.map(([, b]) => b);
-  const shape = lo.map((l, d) => hi[d] - l);
-  const out = dataType.allocate(product(shape));
-  const outStrides = cStrides(shape);
-  dataType.fill(out, decoded.fillValue, 0, product(shape));
+  const { dataType, lo, hi, shape, out, outStrides } = regionOutput(region, decoded);
   const place = (chunk: NDArray | null, coords: readonly number[]) => {
     if (chunk !== null) layout.place(readerCopy(chunk).data, coords, out, lo, hi, outStrides);
   };

@@ -98,13 +98,7 @@ export async function decodeShardRegion(
   const { layout } = r;
   const idx = await r.index.shared(input, options);
   if (idx === undefined) return undefined;
-  const dataType = decoded.dataType;
-  const lo = region.map(([a]) => a);
-  const hi = region.map(([, b]) => b);
-  const shape = lo.map((l, d) => hi[d] - l);
-  const out = dataType.allocate(product(shape));
-  const outStrides = cStrides(shape);
-  dataType.fill(out, decoded.fillValue, 0, product(shape));
+  const { dataType, lo, hi, shape, out, outStrides } = regionOutput(region, decoded);
   const wanted: { coords: number[]; offset: number; size: number }[] = [];
   const maxInner = maxInnerSize(r, options);
   for (const coords of layout.overlapping(lo, hi)) {
@@ -117,6 +111,21 @@ export async function decodeShardRegion(
     layout.place(chunk.data, w.coords, out, lo, hi, outStrides),
   );
   return { data: out, shape, stride: outStrides, dataType };
+}
+
+/**
+ * The output of a region read: its bounds, shape and strides, and an array of
+ * that shape filled with the fill value.
+ */
+export function regionOutput(region: ChunkRegion, decoded: ChunkSpec) {
+  const dataType = decoded.dataType;
+  const lo = region.map(([a]) => a);
+  const hi = region.map(([, b]) => b);
+  const shape = lo.map((l, d) => hi[d] - l);
+  const out = dataType.allocate(product(shape));
+  const outStrides = cStrides(shape);
+  dataType.fill(out, decoded.fillValue, 0, product(shape));
+  return { dataType, lo, hi, shape, out, outStrides };
 }
 
 /**
