@@ -23,7 +23,7 @@ import {
   decodeChunkTo,
 } from "@zarr/core/codec";
 import { throwIfAborted } from "@zarr/core/store";
-import { hardwareConcurrency, spawnWorker, type WorkerHandle } from "#platform";
+import { hardwareConcurrency, nextTurn, spawnWorker, type WorkerHandle } from "#platform";
 import { reviveError } from "./errors.js";
 import type { EncodeInput, PipelineDesc, Reply, Request } from "./protocol.js";
 import { isShared, StagingBuffers, sharedMemoryUsable } from "./staging.js";
@@ -149,6 +149,9 @@ export class WorkerPool implements ChunkCodecWorkers {
   readonly #perWorker: number;
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
+  /** Jobs no worker had room for (see `#whenRoom`): `true` sends one to a worker, `false` runs it here. */
+  readonly #overflow: ((toWorker: boolean) => void)[] = [];
+  #turnScheduled = false;
   readonly #pipelines = new WeakMap<CodecPipeline, PipelineEntry>();
   readonly #staging = sharedMemoryUsable() ? new StagingBuffers() : undefined;
   /** Decode buffers of jobs that fall back to the calling thread. */
@@ -183,30 +186,25 @@ export class WorkerPool implements ChunkCodecWorkers {
     context: Context,
     options?: CodecOptions,
   ): Promise<NDArray> | undefined {
-    if (!this.#decode || !this.#hasRoom()) return undefined;
+    if (!this.#decode || !this.#usable()) return undefined;
     // Variable-size chunks decode here: their decodes share this thread's
     // in-flight budget (core's `maxBytesInFlight`), which a worker's own
     // budget would multiply, and their values would be cloned back anyway.
     if (pipeline.spec.dataType.itemSize === null) return undefined;
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
-    const { input, transfer, release } = this.#stage(bytes);
-    return this.#submit(
-      entry,
-      "decode",
-      input,
-      transfer,
-      options,
-      () => pipeline.decode(bytes, options),
-      release,
-    ).then(
-      (reply): NDArray => ({
-        data: reply.output as NDArray["data"],
-        shape: pipeline.spec.shape,
-        stride: reply.stride ?? [],
-        dataType: pipeline.spec.dataType,
-      }),
-    );
+    const local = () => pipeline.decode(bytes, options);
+    return this.#whenRoom(options, local, () => {
+      const { input, transfer, release } = this.#stage(bytes);
+      return this.#submit(entry, "decode", input, transfer, options, local, release).then(
+        (reply): NDArray => ({
+          data: reply.output as NDArray["data"],
+          shape: pipeline.spec.shape,
+          stride: reply.stride ?? [],
+          dataType: pipeline.spec.dataType,
+        }),
+      );
+    });
   }
 
   /**
@@ -225,7 +223,7 @@ export class WorkerPool implements ChunkCodecWorkers {
     options?: CodecOptions,
   ): Promise<void> | undefined {
     const out = target.out;
-    if (!this.#decode || !ArrayBuffer.isView(out) || !this.#hasRoom()) return undefined;
+    if (!this.#decode || !ArrayBuffer.isView(out) || !this.#usable()) return undefined;
     const staging = this.#staging;
     if (!isShared(out) && staging === undefined) return undefined; // core falls back to `decode`
     const entry = this.#entry(pipeline, context);
@@ -233,6 +231,22 @@ export class WorkerPool implements ChunkCodecWorkers {
     // A small part of a chunk decodes in a block or two: cheaper here than a round trip.
     if (chunkByteSpan(pipeline, target.chunkSel) !== undefined) return undefined;
     const local = () => decodeChunkTo(pipeline, bytes, target, this.#localBuffers, options);
+    return this.#whenRoom(options, local, () =>
+      this.#decodeToWorker(entry, pipeline, bytes, target, options, local),
+    );
+  }
+
+  /** `decodeTo` once a worker has room. */
+  #decodeToWorker(
+    entry: PipelineEntry,
+    pipeline: CodecPipeline,
+    bytes: Uint8Array,
+    target: ChunkTarget,
+    options: CodecOptions | undefined,
+    local: () => Promise<void>,
+  ): Promise<void> {
+    const out = target.out as Extract<NDArray["data"], ArrayBufferView>;
+    const staging = this.#staging;
     const staged = this.#stage(bytes);
     if (isShared(out) || staging === undefined) {
       return this.#submit(
@@ -292,9 +306,23 @@ export class WorkerPool implements ChunkCodecWorkers {
     context: Context,
     options?: CodecOptions & { transfer?: boolean },
   ): Promise<Uint8Array> | undefined {
-    if (!this.#encode || !this.#hasRoom()) return undefined;
+    if (!this.#encode || !this.#usable()) return undefined;
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
+    return this.#whenRoom(
+      options,
+      () => pipeline.encode(chunk, options),
+      () => this.#encodeInWorker(entry, pipeline, chunk, options),
+    );
+  }
+
+  /** `encode` once a worker has room. */
+  #encodeInWorker(
+    entry: PipelineEntry,
+    pipeline: CodecPipeline,
+    chunk: NDArray,
+    options: (CodecOptions & { transfer?: boolean }) | undefined,
+  ): Promise<Uint8Array> {
     const data = chunk.data;
     if (this.#staging !== undefined && ArrayBuffer.isView(data)) {
       // Through reused shared memory: the caller keeps its buffer (arrays reuse it for
@@ -424,16 +452,71 @@ export class WorkerPool implements ChunkCodecWorkers {
   }
 
   /**
-   * A ready worker has room for a job now (fewer than `perWorker` jobs). When
-   * none has, new jobs would only wait (for a busy worker, or one still
-   * starting): the pool declines them and the caller runs them itself.
-   * Starts missing workers in the background.
+   * The pool has (or is starting) workers. Starts missing workers in the
+   * background. Without any (closed, or they keep failing to start), jobs are
+   * declined and the caller runs them itself.
    */
-  #hasRoom(): boolean {
+  #usable(): boolean {
     this.#warm();
+    return this.#slots.length > 0;
+  }
+
+  /** A ready worker has room for a job now (fewer than `perWorker` jobs). */
+  #hasRoom(): boolean {
     if (this.#queue.length > 0) return false;
     for (const s of this.#slots) if (s.ready && s.jobs.size < this.#perWorker) return true;
     return false;
+  }
+
+  /**
+   * Sends a job to a worker now if one has room; otherwise the job waits in
+   * the overflow, which the calling thread works through one job per turn of
+   * the event loop while workers take what they free room for. Running the
+   * overflow at once instead (declining it) kept the calling thread decoding
+   * a whole batch of chunks whose reads had completed together, while the
+   * workers' replies, and so their next jobs, waited behind it: a worker sat
+   * idle most of a zstd read (bench/RESULTS.md).
+   */
+  #whenRoom<T>(
+    options: CodecOptions | undefined,
+    local: () => Promise<T>,
+    inWorker: () => Promise<T>,
+  ): Promise<T> {
+    if (this.#overflow.length === 0 && this.#hasRoom()) return inWorker();
+    return new Promise<T>((resolve, reject) => {
+      this.#overflow.push((toWorker) => {
+        let result: Promise<T>;
+        try {
+          throwIfAborted(options?.signal);
+          result = toWorker && !this.#closed ? inWorker() : local();
+        } catch (error) {
+          result = Promise.reject(error);
+        }
+        result.then(resolve, reject);
+      });
+      this.#scheduleTurn();
+    });
+  }
+
+  #scheduleTurn(): void {
+    if (this.#turnScheduled) return;
+    this.#turnScheduled = true;
+    nextTurn(() => this.#turn());
+  }
+
+  /** One turn of the overflow: workers take what they have room for, this thread runs one job. */
+  #turn(): void {
+    this.#turnScheduled = false;
+    this.#drainOverflow();
+    this.#overflow.shift()?.(false);
+    if (this.#overflow.length > 0) this.#scheduleTurn();
+  }
+
+  /** Hands waiting jobs to workers with room. */
+  #drainOverflow(): void {
+    while (this.#overflow.length > 0 && !this.#closed && this.#hasRoom()) {
+      this.#overflow.shift()!(true);
+    }
   }
 
   /** Spawns workers up to `size` (unless closed, or they keep failing to start). */
@@ -603,6 +686,7 @@ export class WorkerPool implements ChunkCodecWorkers {
       slot.ready = true;
       slot.markStarted();
       this.#pump();
+      this.#drainOverflow();
       return;
     }
     const job = slot.jobs.get(reply.id);
@@ -621,6 +705,7 @@ export class WorkerPool implements ChunkCodecWorkers {
       this.#settle(job, () => job.reject(reviveError(reply.error)));
     }
     this.#pump();
+    this.#drainOverflow();
   }
 
   #onFailed(slot: Slot, error: Error): void {

@@ -232,13 +232,19 @@ describe("WorkerPool: where chunks are decoded", () => {
     const offered = vi.spyOn(p, "decode");
     const sel = [slice(3, 45), slice(10, 60, 3)];
     const want = await a.get(sel, { workers: false });
+    await a.get(sel, { workers: p });
+    // The inner chunks' pipeline, whose `decode` runs only for chunks decoded on this thread.
+    const inner = offered.mock.calls[0]![0];
+    offered.mockClear();
+    const local = vi.spyOn(inner, "decode");
     const got = await a.get(sel, { workers: p });
     expect(Array.from(got.data as Float32Array)).toEqual(Array.from(want.data as Float32Array));
-    // 3 × 4 inner chunks: the worker took its share, the calling thread the rest.
+    // 3 × 4 inner chunks, all offered: the worker took its share, the calling thread the rest.
     expect(offered).toHaveBeenCalledTimes(12);
-    const taken = offered.mock.results.filter((x) => x.value !== undefined).length;
-    expect(taken).toBeGreaterThan(0);
-    expect(taken).toBeLessThan(12);
+    for (const x of offered.mock.results) expect(x.value).toBeInstanceOf(Promise);
+    expect(local.mock.calls.length).toBeGreaterThan(0);
+    expect(local.mock.calls.length).toBeLessThan(12);
+    local.mockRestore();
   });
 
   it("when every worker is busy, the calling thread decodes the rest itself", async () => {
@@ -252,13 +258,75 @@ describe("WorkerPool: where chunks are decoded", () => {
     const r = await a.get(null, { workers: p, concurrency: 8 });
     expect(Array.from(r.data as Float32Array)).toEqual(Array.from(value));
     const chunks = 5 * 2;
+    // Every chunk is taken: what the worker has no room for waits, and this
+    // thread decodes it on a later turn of the event loop unless the worker
+    // frees up first.
     expect(offered).toHaveBeenCalledTimes(chunks);
-    const declined = offered.mock.results.filter((x) => x.value === undefined).length;
-    expect(declined).toBeGreaterThan(0); // some ran here...
-    expect(declined).toBeLessThan(chunks); // ...and some in the worker
-    // Declined chunks were decoded here, not handed back whole from a worker.
-    for (const x of handedBack.mock.results) expect(x.value).toBeUndefined();
-    expect(local).toHaveBeenCalledTimes(declined);
+    for (const x of offered.mock.results) expect(x.value).toBeInstanceOf(Promise);
+    expect(local.mock.calls.length).toBeGreaterThan(0); // some ran here...
+    expect(local.mock.calls.length).toBeLessThan(chunks); // ...and some in the worker
+    // Chunks decoded here were not handed back whole from a worker.
+    expect(handedBack).not.toHaveBeenCalled();
+  });
+
+  it("a worker that frees up takes waiting chunks before the calling thread does", async () => {
+    // Chunk reads that complete together (a memory store) arrive as one batch:
+    // the calling thread decodes one waiting chunk per turn of the event loop,
+    // and between turns the worker's replies hand it the next, so it decodes
+    // more than the one chunk it had room for at first.
+    const p = await pool({ size: 1, perWorker: 1 });
+    const a = await createArray(new MemoryStore(), "w", {
+      shape: [8, 512, 512],
+      dataType: "float32",
+      chunkShape: [1, 512, 512],
+      codecs: [
+        { name: "bytes", configuration: { endian: "little" } },
+        { name: "zstd", configuration: { level: 1 } },
+      ],
+    });
+    const value = field(8 * 512 * 512);
+    await a.set(null, value, { workers: false });
+    await a.get(null, { workers: p }); // the worker builds the pipeline and loads zstd
+    const local = vi.spyOn(a.codecs, "decode");
+    // Before waiting chunks were held back, the worker decoded exactly one
+    // chunk of such a batch, every time. Threads are scheduled by a busy
+    // machine, so the worker is given three reads to show it takes more.
+    let mostInWorker = 0;
+    for (let i = 0; i < 3 && mostInWorker <= 1; i++) {
+      local.mockClear();
+      const r = await a.get(null, { workers: p, concurrency: 8 });
+      expect(Buffer.from((r.data as Float32Array).buffer).equals(Buffer.from(value.buffer))).toBe(
+        true,
+      );
+      mostInWorker = Math.max(mostInWorker, 8 - local.mock.calls.length);
+    }
+    expect(mostInWorker).toBeGreaterThan(1);
+    local.mockRestore();
+  });
+
+  it("chunks waiting for room honour their abort signal", async () => {
+    const p = await pool({ size: 1, perWorker: 1 });
+    const a = await makeArray(new MemoryStore(), "zstd");
+    const bytes = await a.codecs.encode({
+      data: field(a.codecs.spec.shape.reduce((x, y) => x * y, 1)),
+      shape: a.codecs.spec.shape,
+      stride: [],
+      dataType: a.dataType,
+    });
+    const controller = new AbortController();
+    const local = vi.spyOn(a.codecs, "decode");
+    const jobs = Array.from({ length: 6 }, () =>
+      p.decode(a.codecs, bytes, { format: 3, path: "zstd" }, { signal: controller.signal }),
+    );
+    controller.abort();
+    const settled = await Promise.allSettled(jobs);
+    for (const x of settled) {
+      expect(x.status).toBe("rejected");
+      expect((x as PromiseRejectedResult).reason.name).toBe("AbortError");
+    }
+    // None of the waiting ones was decoded.
+    expect(local).not.toHaveBeenCalled();
+    local.mockRestore();
   });
 
   it("in-place decoding falls back to the calling thread when workers lack the codec", async () => {
@@ -399,7 +467,7 @@ describe("WorkerPool: errors, fallback, abort", () => {
     expect(p.pending).toBe(0);
   });
 
-  it("a cold pool declines jobs while its workers start, then takes them", async () => {
+  it("a cold pool runs jobs on the calling thread while its workers start, then sends them", async () => {
     const p = new WorkerPool({ workerUrl, size: 1, decode: true, minChunkBytes: 0 });
     pools.push(p);
     const a = await makeArray(new MemoryStore(), "zstd");
@@ -409,12 +477,18 @@ describe("WorkerPool: errors, fallback, abort", () => {
       stride: [16, 1],
       dataType: a.dataType,
     };
-    // Nothing waits for a starting worker: the caller runs the job itself.
-    expect(p.encode(a.codecs, chunk, { format: 3, path: "zstd" })).toBeUndefined();
+    // Nothing waits for a starting worker: the calling thread runs the job
+    // on the next turn of the event loop.
+    const local = vi.spyOn(a.codecs, "encode");
+    const early = await p.encode(a.codecs, chunk, { format: 3, path: "zstd" });
+    expect(local).toHaveBeenCalledTimes(1);
     await p.warmUp();
     const bytes = p.encode(a.codecs, chunk, { format: 3, path: "zstd" });
     expect(bytes).toBeInstanceOf(Promise);
-    expect(await bytes).toEqual(await a.codecs.encode(chunk));
+    expect(await bytes).toEqual(early);
+    expect(local).toHaveBeenCalledTimes(1); // encoded in the worker
+    local.mockRestore();
+    expect(early).toEqual(await a.codecs.encode(chunk));
   });
 
   it("small or uncompressed chunks stay on the calling thread", async () => {

@@ -12,6 +12,22 @@ export function hardwareConcurrency(): number {
   return globalThis.navigator?.hardwareConcurrency || 4;
 }
 
+let turnChannel: MessageChannel | undefined;
+const turnQueue: (() => void)[] = [];
+
+/**
+ * Runs `fn` on a later task of the event loop, after pending messages (a
+ * MessageChannel message: `setTimeout(0)` is clamped to 4 ms when nested).
+ */
+export function nextTurn(fn: () => void): void {
+  if (turnChannel === undefined) {
+    turnChannel = new MessageChannel();
+    turnChannel.port1.onmessage = () => turnQueue.shift()?.();
+  }
+  turnQueue.push(fn);
+  turnChannel.port2.postMessage(null);
+}
+
 /** Starts a module worker running `url`. */
 export function spawnWorker(url: URL, events: WorkerEvents): WorkerHandle {
   const worker = new Worker(url, { type: "module" });

@@ -77,6 +77,14 @@ function newWorker(url: URL): Worker {
   }
 }
 
+/**
+ * Runs `fn` on a later turn of the event loop, after pending I/O callbacks
+ * and worker messages (the check phase).
+ */
+export function nextTurn(fn: () => void): void {
+  setImmediate(fn);
+}
+
 /** Starts a worker running the module at `url`. */
 export function spawnWorker(url: URL, events: WorkerEvents): WorkerHandle {
   const worker = newWorker(url);
