@@ -186,13 +186,13 @@ export class WorkerPool implements ChunkCodecWorkers {
     context: Context,
     options?: CodecOptions,
   ): Promise<NDArray> | undefined {
-    if (!this.#decode || !this.#usable()) return undefined;
+    if (!this.#decode) return undefined;
     // Variable-size chunks decode here: their decodes share this thread's
     // in-flight budget (core's `maxBytesInFlight`), which a worker's own
     // budget would multiply, and their values would be cloned back anyway.
     if (pipeline.spec.dataType.itemSize === null) return undefined;
     const entry = this.#entry(pipeline, context);
-    if (!entry.pays || entry.local) return undefined;
+    if (!entry.pays || entry.local || !this.#usable()) return undefined;
     const local = () => pipeline.decode(bytes, options);
     return this.#whenRoom(options, local, () => {
       const { input, transfer, release } = this.#stage(bytes);
@@ -223,13 +223,13 @@ export class WorkerPool implements ChunkCodecWorkers {
     options?: CodecOptions,
   ): Promise<void> | undefined {
     const out = target.out;
-    if (!this.#decode || !ArrayBuffer.isView(out) || !this.#usable()) return undefined;
+    if (!this.#decode || !ArrayBuffer.isView(out)) return undefined;
     const staging = this.#staging;
     if (!isShared(out) && staging === undefined) return undefined; // core falls back to `decode`
     const entry = this.#entry(pipeline, context);
     if (!entry.pays || entry.local) return undefined;
     // A small part of a chunk decodes in a block or two: cheaper here than a round trip.
-    if (chunkByteSpan(pipeline, target.chunkSel) !== undefined) return undefined;
+    if (chunkByteSpan(pipeline, target.chunkSel) !== undefined || !this.#usable()) return undefined;
     const local = () => decodeChunkTo(pipeline, bytes, target, this.#localBuffers, options);
     return this.#whenRoom(options, local, () =>
       this.#decodeToWorker(entry, pipeline, bytes, target, options, local),
@@ -306,9 +306,9 @@ export class WorkerPool implements ChunkCodecWorkers {
     context: Context,
     options?: CodecOptions & { transfer?: boolean },
   ): Promise<Uint8Array> | undefined {
-    if (!this.#encode || !this.#usable()) return undefined;
+    if (!this.#encode) return undefined;
     const entry = this.#entry(pipeline, context);
-    if (!entry.pays || entry.local) return undefined;
+    if (!entry.pays || entry.local || !this.#usable()) return undefined;
     return this.#whenRoom(
       options,
       () => pipeline.encode(chunk, options),
@@ -453,7 +453,8 @@ export class WorkerPool implements ChunkCodecWorkers {
 
   /**
    * The pool has (or is starting) workers. Starts missing workers in the
-   * background. Without any (closed, or they keep failing to start), jobs are
+   * background, on the first job that would go to one (so reads of chunks too
+   * small to offload never pay for starting them). Without any (closed, or they keep failing to start), jobs are
    * declined and the caller runs them itself.
    */
   #usable(): boolean {
