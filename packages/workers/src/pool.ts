@@ -69,8 +69,9 @@ export interface WorkerPoolOptions {
   minChunkBytes?: number;
   /**
    * Offload decoding (default true with 2 or more cores). Workers take a
-   * chunk while they have room (`perWorker`); the calling thread decodes the
-   * others itself, so every core decodes.
+   * chunk while they have room (`perWorker`); the others wait, and the
+   * calling thread decodes one per turn of the event loop while freed workers
+   * take the rest, so every core decodes.
    */
   decode?: boolean;
   /** Offload encoding (default true: compressing is slower than decoding, so it pays even on 2 cores). */
@@ -79,9 +80,9 @@ export interface WorkerPoolOptions {
   workerUrl?: URL;
   /**
    * Jobs queued at one worker at once, so it never waits for the next message
-   * (default 2). When every worker has that many, the pool declines further
-   * jobs and the calling thread runs them itself (so it computes too, instead
-   * of waiting).
+   * (default 2). When every worker has that many, further jobs wait: the
+   * calling thread runs one per turn of the event loop (so it computes too,
+   * instead of waiting), and workers take the others as they free up.
    */
   perWorker?: number;
 }
@@ -434,8 +435,8 @@ export class WorkerPool implements ChunkCodecWorkers {
   /**
    * Starts the workers (they are spawned on first use) and resolves once each
    * has imported its codec modules and takes jobs (or has failed to start).
-   * Until then the pool declines jobs and callers run them themselves, so a
-   * one-off read never waits for workers to start; applications that know
+   * Until then the calling thread runs the jobs, so a one-off read never
+   * waits for workers to start; applications that know
    * they will decode a lot can call this early.
    */
   async warmUp(): Promise<void> {
