@@ -1,31 +1,39 @@
 /**
- * Our glue for libzstd's WebAssembly build (the `zstd.wasm` of the published
- * @bokuweb/zstd-wasm 0.0.27, inlined gzipped and base64-encoded by
- * `scripts/embed-wasm.mjs`).
+ * Our glue for libzstd's WebAssembly builds, inlined gzipped and
+ * base64-encoded by `scripts/embed-wasm.mjs`:
  *
- * The module was built with Emscripten and minified names: it imports five
- * functions (`a.a`..`a.e`) and exports its memory and the libzstd functions
- * under one-letter names. This file maps them (the build script checks the
- * signature), supplies the imports, and instantiates with plain
- * `WebAssembly.instantiate`, so every failure (decoding, compiling,
- * instantiating, a trap in the constructors) is a rejected promise: nothing
- * waits on a callback that may never come.
+ * - the encoder, the `zstd.wasm` of the published @bokuweb/zstd-wasm 0.0.27,
+ *   built with Emscripten and minified names: it imports five functions
+ *   (`a.a`..`a.e`) and exports its memory and the libzstd functions under
+ *   one-letter names;
+ * - the decoder, the decompression-only module of the published
+ *   @oneidentity/zstd-js 1.0.3 (libzstd 1.4.7, Emscripten 2.0.14), which
+ *   exports libzstd's functions by name and imports three `env` functions.
+ *
+ * This file maps them (the build script checks the signatures), supplies the
+ * imports, and instantiates with plain `WebAssembly.instantiate`, so every
+ * failure (decoding, compiling, instantiating, a trap in the constructors)
+ * is a rejected promise: nothing waits on a callback that may never come.
  *
  * @module
  */
 
-/** The libzstd functions this package calls. Pointers and sizes are 32-bit. */
-export interface ZstdWasm {
+/** The libzstd functions a decode calls. Pointers and sizes are 32-bit. */
+export interface ZstdDecoderWasm {
   readonly memory: WebAssembly.Memory;
   malloc(size: number): number;
   free(pointer: number): void;
   /** `ZSTD_isError(code)`: 1 for an error code, else 0. */
   isError(code: number): number;
+  /** `ZSTD_decompress(dst, dstCapacity, src, srcSize)`. */
+  decompress(dst: number, dstCapacity: number, src: number, srcSize: number): number;
+}
+
+/** The libzstd functions this package calls to encode (and decode). */
+export interface ZstdWasm extends ZstdDecoderWasm {
   compressBound(size: number): number;
   /** `ZSTD_compress(dst, dstCapacity, src, srcSize, level)`. */
   compress(dst: number, dstCapacity: number, src: number, srcSize: number, level: number): number;
-  /** `ZSTD_decompress(dst, dstCapacity, src, srcSize)`. */
-  decompress(dst: number, dstCapacity: number, src: number, srcSize: number): number;
 }
 
 /** libzstd called `abort()` or `exit()`: the instance must not be used again. */
@@ -86,8 +94,30 @@ function exported<T>(exports: WebAssembly.Exports, name: string, kind: "function
 }
 
 /**
- * Compiles and instantiates the module from its bytes and checks that the
- * mapped exports behave as libzstd's (`ZSTD_compressBound`, `ZSTD_isError`).
+ * Emscripten's `emscripten_resize_heap(requested)`: grows `memory` to at
+ * least `requested` bytes (by at least a fifth, to amortize); 1 on success.
+ */
+function resizeHeap(memory: WebAssembly.Memory | undefined, requested: number): number {
+  if (!memory) return 0;
+  requested >>>= 0;
+  if (requested > MAX_HEAP) return 0;
+  const old = memory.buffer.byteLength;
+  for (const extra of [0.2, 0.1, 0.05, 0]) {
+    const wanted = Math.max(requested, Math.min(old * (1 + extra), requested + 96 * 2 ** 20));
+    const size = Math.min(MAX_HEAP, Math.ceil(wanted / PAGE) * PAGE);
+    try {
+      memory.grow(Math.max(0, (size - old) / PAGE));
+      return 1;
+    } catch {
+      // try a smaller step
+    }
+  }
+  return 0;
+}
+
+/**
+ * Compiles and instantiates the encoder module from its bytes and checks that
+ * the mapped exports behave as libzstd's (`ZSTD_compressBound`, `ZSTD_isError`).
  */
 export async function instantiateZstd(bytes: Uint8Array<ArrayBuffer>): Promise<ZstdWasm> {
   let memory: WebAssembly.Memory | undefined;
@@ -100,25 +130,7 @@ export async function instantiateZstd(bytes: Uint8Array<ArrayBuffer>): Promise<Z
       b: () => {}, // emscripten_runtime_keepalive_clear
       c: fail("abort()"), // _abort_js
       d: () => 0, // _setitimer_js (libzstd sets no timers)
-      // emscripten_resize_heap(requested): grow the memory to at least
-      // `requested` bytes (by at least a fifth, to amortize), 1 on success.
-      e: (requested: number) => {
-        if (!memory) return 0;
-        requested >>>= 0;
-        if (requested > MAX_HEAP) return 0;
-        const old = memory.buffer.byteLength;
-        for (const extra of [0.2, 0.1, 0.05, 0]) {
-          const wanted = Math.max(requested, Math.min(old * (1 + extra), requested + 96 * 2 ** 20));
-          const size = Math.min(MAX_HEAP, Math.ceil(wanted / PAGE) * PAGE);
-          try {
-            memory.grow(Math.max(0, (size - old) / PAGE));
-            return 1;
-          } catch {
-            // try a smaller step
-          }
-        }
-        return 0;
-      },
+      e: (requested: number) => resizeHeap(memory, requested),
     },
   };
   const { instance } = await WebAssembly.instantiate(bytes, imports);
@@ -137,6 +149,48 @@ export async function instantiateZstd(bytes: Uint8Array<ArrayBuffer>): Promise<Z
   // ZSTD_COMPRESSBOUND(1000) = 1000 + 1000/256 + (128 KiB - 1000)/2048; (size_t)-1 is an error.
   if (zstd.compressBound(1000) !== 1066 || zstd.isError(-1) !== 1 || zstd.isError(0) !== 0) {
     throw new Error("the zstd WebAssembly module does not behave as libzstd (wrong build?)");
+  }
+  return zstd;
+}
+
+/**
+ * Compiles and instantiates the decoder module from its bytes and checks
+ * that its `ZSTD_isError` behaves as libzstd's.
+ */
+export async function instantiateZstdDecoder(
+  bytes: Uint8Array<ArrayBuffer>,
+): Promise<ZstdDecoderWasm> {
+  let memory: WebAssembly.Memory | undefined;
+  const imports = {
+    env: {
+      emscripten_resize_heap: (requested: number) => resizeHeap(memory, requested),
+      // memcpy of large blocks, done by the host.
+      emscripten_memcpy_big: (dest: number, src: number, length: number) => {
+        new Uint8Array(memory!.buffer).copyWithin(
+          dest >>> 0,
+          src >>> 0,
+          (src >>> 0) + (length >>> 0),
+        );
+        return dest;
+      },
+      // The high half of 64-bit results (ZSTD_getFrameContentSize), which no call here reads.
+      setTempRet0: () => {},
+    },
+  };
+  const { instance } = await WebAssembly.instantiate(bytes, imports);
+  const x = instance.exports;
+  memory = exported<WebAssembly.Memory>(x, "memory", "memory");
+  const zstd: ZstdDecoderWasm = {
+    memory,
+    isError: exported<Fn>(x, "ZSTD_isError", "function"),
+    decompress: exported<Fn>(x, "ZSTD_decompress", "function"),
+    malloc: exported<Fn>(x, "malloc", "function"),
+    free: exported<Fn>(x, "free", "function"),
+  };
+  exported<Fn>(x, "emscripten_stack_init", "function")(); // the stack bounds, before any call
+  exported<Fn>(x, "__wasm_call_ctors", "function")();
+  if (zstd.isError(-1) !== 1 || zstd.isError(0) !== 0) {
+    throw new Error("the zstd WebAssembly decoder does not behave as libzstd (wrong build?)");
   }
   return zstd;
 }
