@@ -12,6 +12,7 @@ import {
   type GetOptions,
   getDecodeLimits,
   type NDArray,
+  ValueError,
 } from "@zarr/core";
 import {
   type ChunkTarget,
@@ -102,6 +103,16 @@ interface Job {
   reject(error: unknown): void;
   /** The worker refused to build the pipeline: run it here, on `input` as handed back. */
   fallback(input: unknown): void;
+  /** Runs the job here instead (its worker was stopped). */
+  runHere(): void;
+  /**
+   * The worker writes the job's output into the caller's memory (`decode-to`
+   * into a shared `out`): an abort settles only once the worker is done with
+   * it (see `#abortInPlace`).
+   */
+  readonly writesCaller: boolean;
+  /** Aborted while its worker was writing into the caller's memory: settles as an abort on the reply. */
+  abortPending?: ReturnType<typeof setTimeout>;
   settled: boolean;
   onAbort?: () => void;
   /** Runs once the job's input is no longer in use (worker replied or failed, or never sent). */
@@ -124,6 +135,24 @@ interface Slot {
   started: Promise<void>;
   markStarted: () => void;
 }
+
+/** A job waiting for room (see `WorkerPool.#whenRoom`). */
+interface OverflowJob {
+  /** Starts the job: in a worker (`true`) or on this thread. */
+  run(toWorker: boolean): void;
+  /** Drops the job's abort listener (once it runs). */
+  detach(): void;
+}
+
+/** Pipelines a worker keeps built; past this, the least recently used is dropped on both sides. */
+const MAX_PIPELINES_PER_WORKER = 256;
+
+/**
+ * How long an aborted job that writes into the caller's memory may keep its
+ * worker busy: past it, the worker is stopped (and replaced), so that nothing
+ * writes there once the operation has rejected.
+ */
+const ABORT_GRACE_MS = 1000;
 
 /** Workers that die before they are ready; after this many, no more are started. */
 const MAX_START_FAILURES = 3;
@@ -151,7 +180,7 @@ export class WorkerPool implements ChunkCodecWorkers {
   readonly #slots: Slot[] = [];
   readonly #queue: Job[] = [];
   /** Jobs no worker had room for (see `#whenRoom`): `true` sends one to a worker, `false` runs it here. */
-  readonly #overflow: ((toWorker: boolean) => void)[] = [];
+  readonly #overflow: OverflowJob[] = [];
   #turnScheduled = false;
   readonly #pipelines = new WeakMap<CodecPipeline, PipelineEntry>();
   readonly #staging = sharedMemoryUsable() ? new StagingBuffers() : undefined;
@@ -163,6 +192,14 @@ export class WorkerPool implements ChunkCodecWorkers {
   #closed = false;
 
   constructor(options: WorkerPoolOptions = {}) {
+    for (const key of ["size", "perWorker", "minChunkBytes"] as const) {
+      const value = options[key];
+      if (value !== undefined && !(typeof value === "number" && value >= 0 && value < Infinity)) {
+        throw new ValueError(
+          `WorkerPool: ${key} must be a finite number ≥ 0, got ${String(value)}`,
+        );
+      }
+    }
     this.size = Math.max(1, Math.floor(options.size ?? Math.max(1, hardwareConcurrency() - 1)));
     const extra = (options.modules ?? []).map(String);
     const defaults = options.modules === undefined || options.defaultModules !== false;
@@ -171,12 +208,12 @@ export class WorkerPool implements ChunkCodecWorkers {
     this.#decode = options.decode ?? hardwareConcurrency() >= 2;
     this.#encode = options.encode ?? true;
     this.#workerUrl = options.workerUrl ?? new URL("./worker.js", import.meta.url);
-    this.#perWorker = Math.max(1, options.perWorker ?? 2);
+    this.#perWorker = Math.max(1, Math.floor(options.perWorker ?? 2));
   }
 
-  /** Jobs waiting for a worker plus jobs running. */
+  /** Jobs waiting for a worker (or for the calling thread) plus jobs running in workers. */
   get pending(): number {
-    let n = this.#queue.length;
+    let n = this.#queue.length + this.#overflow.length;
     for (const s of this.#slots) n += s.jobs.size;
     return n;
   }
@@ -258,6 +295,7 @@ export class WorkerPool implements ChunkCodecWorkers {
         options,
         local,
         staged.release,
+        true,
       ).then(() => undefined);
     }
     // The worker decodes into shared scratch memory; this thread copies it into place.
@@ -361,13 +399,20 @@ export class WorkerPool implements ChunkCodecWorkers {
     }
     const stopped: Promise<void>[] = [];
     for (const slot of this.#slots.splice(0)) {
-      stopped.push(slot.handle.terminate());
+      const jobs = [...slot.jobs.values()];
+      slot.jobs.clear();
       slot.markStarted();
-      for (const job of slot.jobs.values()) {
+      const fail = (job: Job) => {
         this.#release(job);
         this.#settle(job, () => job.reject(error()));
-      }
-      slot.jobs.clear();
+      };
+      // A worker writing into the caller's memory fails its job once it has stopped.
+      stopped.push(
+        slot.handle.terminate().then(() => {
+          for (const job of jobs) if (job.writesCaller) fail(job);
+        }),
+      );
+      for (const job of jobs) if (!job.writesCaller) fail(job);
     }
     return Promise.all(stopped).then(() => undefined);
   }
@@ -484,18 +529,33 @@ export class WorkerPool implements ChunkCodecWorkers {
     local: () => Promise<T>,
     inWorker: () => Promise<T>,
   ): Promise<T> {
-    if (this.#overflow.length === 0 && this.#hasRoom()) return inWorker();
+    const signal = options?.signal;
+    // Settles as a rejected promise (never a synchronous throw), before any staging memory is taken.
+    const start = (toWorker: boolean): Promise<T> => {
+      try {
+        throwIfAborted(signal);
+        return toWorker && !this.#closed ? inWorker() : local();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    if (this.#overflow.length === 0 && this.#hasRoom()) return start(true);
     return new Promise<T>((resolve, reject) => {
-      this.#overflow.push((toWorker) => {
-        let result: Promise<T>;
-        try {
-          throwIfAborted(options?.signal);
-          result = toWorker && !this.#closed ? inWorker() : local();
-        } catch (error) {
-          result = Promise.reject(error);
-        }
-        result.then(resolve, reject);
-      });
+      // An aborted job leaves the overflow at once, wherever it stands in it.
+      const onAbort = () => {
+        const i = this.#overflow.indexOf(job);
+        if (i >= 0) this.#overflow.splice(i, 1);
+        start(false).then(resolve, reject); // rejects: the signal is aborted
+      };
+      const job: OverflowJob = {
+        run: (toWorker) => {
+          job.detach();
+          start(toWorker).then(resolve, reject);
+        },
+        detach: () => signal?.removeEventListener("abort", onAbort),
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#overflow.push(job);
       this.#scheduleTurn();
     });
   }
@@ -510,14 +570,14 @@ export class WorkerPool implements ChunkCodecWorkers {
   #turn(): void {
     this.#turnScheduled = false;
     this.#drainOverflow();
-    this.#overflow.shift()?.(false);
+    this.#overflow.shift()?.run(false);
     if (this.#overflow.length > 0) this.#scheduleTurn();
   }
 
   /** Hands waiting jobs to workers with room. */
   #drainOverflow(): void {
     while (this.#overflow.length > 0 && !this.#closed && this.#hasRoom()) {
-      this.#overflow.shift()!(true);
+      this.#overflow.shift()!.run(true);
     }
   }
 
@@ -540,11 +600,27 @@ export class WorkerPool implements ChunkCodecWorkers {
     options: CodecOptions | undefined,
     local: (input: unknown) => Promise<unknown>,
     release?: () => void,
+    writesCaller = false,
   ): Promise<Extract<Reply, { type: "result" }>> {
     const signal = options?.signal;
     throwIfAborted(signal, entry.desc.path);
     if (this.#closed) return Promise.reject(new CodecError("the worker pool was closed"));
     return new Promise((resolve, reject) => {
+      const runLocal = (back: unknown) =>
+        local(back ?? input).then(
+          (output) =>
+            resolve(
+              op === "decode"
+                ? {
+                    type: "result",
+                    id: job.id,
+                    output: (output as NDArray).data,
+                    stride: (output as NDArray).stride,
+                  }
+                : { type: "result", id: job.id, output },
+            ),
+          reject,
+        );
       const job: Job = {
         id: this.#nextJob++,
         pipelineId: entry.id,
@@ -559,21 +635,10 @@ export class WorkerPool implements ChunkCodecWorkers {
         reject,
         fallback: (back: unknown) => {
           entry.local = true;
-          local(back ?? input).then(
-            (output) =>
-              resolve(
-                op === "decode"
-                  ? {
-                      type: "result",
-                      id: job.id,
-                      output: (output as NDArray).data,
-                      stride: (output as NDArray).stride,
-                    }
-                  : { type: "result", id: job.id, output },
-              ),
-            reject,
-          );
+          runLocal(back);
         },
+        runHere: () => runLocal(undefined),
+        writesCaller,
         settled: false,
         release,
       };
@@ -583,20 +648,58 @@ export class WorkerPool implements ChunkCodecWorkers {
           if (i >= 0) {
             this.#queue.splice(i, 1);
             this.#release(job);
+          } else if (job.writesCaller && this.#slotOf(job) !== undefined) {
+            this.#abortInPlace(job);
+            return;
           }
-          this.#settle(job, () => {
-            try {
-              throwIfAborted(signal, job.path);
-            } catch (error) {
-              reject(error);
-            }
-          });
+          this.#settle(job, () => this.#rejectAborted(job));
         };
         signal.addEventListener("abort", job.onAbort, { once: true });
       }
       this.#queue.push(job);
       this.#pump();
     });
+  }
+
+  /** Rejects `job` with its signal's abort error. */
+  #rejectAborted(job: Job): void {
+    try {
+      throwIfAborted(job.signal, job.path);
+    } catch (error) {
+      job.reject(error);
+    }
+  }
+
+  #slotOf(job: Job): Slot | undefined {
+    return this.#slots.find((s) => s.jobs.get(job.id) === job);
+  }
+
+  /**
+   * Aborts a job whose worker is writing into the caller's memory: it settles
+   * (as an abort) only once the worker has replied, so no write lands after
+   * the operation has rejected. A worker still busy after
+   * {@link ABORT_GRACE_MS} is stopped first (and replaced on the next job);
+   * its other jobs then run on this thread.
+   */
+  #abortInPlace(job: Job): void {
+    job.abortPending = setTimeout(() => {
+      const slot = this.#slotOf(job);
+      if (slot === undefined || job.settled) return;
+      this.#slots.splice(this.#slots.indexOf(slot), 1);
+      slot.markStarted();
+      const jobs = [...slot.jobs.values()];
+      slot.jobs.clear();
+      void slot.handle.terminate().then(() => {
+        for (const other of jobs) {
+          this.#release(other);
+          if (other === job) this.#settle(other, () => this.#rejectAborted(other));
+          else this.#settle(other, () => other.runHere());
+        }
+        this.#pump();
+        this.#drainOverflow();
+      });
+    }, ABORT_GRACE_MS);
+    (job.abortPending as { unref?: () => void }).unref?.();
   }
 
   /** Gives back the job's input memory (once). */
@@ -625,15 +728,16 @@ export class WorkerPool implements ChunkCodecWorkers {
         op: job.op,
         pipeline: job.pipelineId,
         desc: slot.known.has(job.pipelineId) ? undefined : job.desc,
+        drop: this.#remember(slot, job.pipelineId),
         input: job.input,
         limits: job.limits,
       };
-      slot.known.add(job.pipelineId);
       slot.jobs.set(job.id, job);
       this.#hold(slot);
       try {
         slot.handle.post(request, job.transfer);
       } catch (error) {
+        slot.known.delete(job.pipelineId); // its description never arrived
         slot.jobs.delete(job.id);
         this.#letGo(slot);
         this.#release(job);
@@ -647,6 +751,26 @@ export class WorkerPool implements ChunkCodecWorkers {
         );
       }
     }
+  }
+
+  /**
+   * Notes that `slot`'s worker has pipeline `id` built, as its most recently
+   * used; returns the pipelines it must drop to keep at most
+   * {@link MAX_PIPELINES_PER_WORKER} (the least recently used), so that a
+   * process opening arrays without end does not grow its workers' memory.
+   * The worker drops them before it looks up the task's pipeline, and this
+   * thread describes a dropped pipeline again the next time it sends one.
+   */
+  #remember(slot: Slot, id: number): number[] | undefined {
+    slot.known.delete(id);
+    slot.known.add(id);
+    let drop: number[] | undefined;
+    for (const oldest of slot.known) {
+      if (slot.known.size <= MAX_PIPELINES_PER_WORKER) break;
+      slot.known.delete(oldest);
+      (drop ??= []).push(oldest);
+    }
+    return drop;
   }
 
   /** The ready worker with the fewest jobs, if it has room for one more. */
@@ -695,7 +819,12 @@ export class WorkerPool implements ChunkCodecWorkers {
     if (!job) return;
     slot.jobs.delete(reply.id);
     this.#letGo(slot);
-    if (reply.type === "result") {
+    if (job.abortPending !== undefined) {
+      // Aborted while the worker wrote into the caller's memory: it is done now.
+      clearTimeout(job.abortPending);
+      this.#release(job);
+      this.#settle(job, () => this.#rejectAborted(job));
+    } else if (reply.type === "result") {
       this.#release(job);
       this.#settle(job, () => job.resolve(reply));
     } else if (reply.error.stage === "setup") {

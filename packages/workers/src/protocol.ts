@@ -25,8 +25,10 @@ export type Request =
       /** `decode-to`: decode into `input.target.out` (shared memory) and reply without data. */
       readonly op: "decode" | "decode-to" | "encode";
       readonly pipeline: number;
-      /** Sent the first time a worker sees `pipeline`. */
+      /** Sent the first time a worker sees `pipeline` (or after it was told to drop it). */
       readonly desc?: PipelineDesc;
+      /** Pipelines to forget before this task's is looked up (least recently used first). */
+      readonly drop?: readonly number[];
       /**
        * decode: encoded bytes; decode-to: {@link DecodeToInput}; encode: the
        * chunk's flat data, or an {@link EncodeInput}.

@@ -95,17 +95,31 @@ function chunkData(pipeline: CodecPipeline, input: unknown): DataArray {
   return new Typed(staged.buffer, staged.byteOffset, slots);
 }
 
-async function run(task: Extract<Request, { type: "task" }>): Promise<void> {
+/**
+ * The task's pipeline, looked up (or built, once the codec modules are
+ * imported) when its message arrives: the pipelines the task tells this
+ * worker to drop are dropped first, in message order, so the lookup sees
+ * exactly what the pool believes this worker holds.
+ */
+function pipelineOf(task: Extract<Request, { type: "task" }>): Promise<CodecPipeline> {
+  if (task.drop) for (const id of task.drop) pipelines.delete(id);
+  let p = pipelines.get(task.pipeline);
+  if (!p) {
+    const desc = task.desc;
+    if (!desc) return Promise.reject(new Error(`pipeline ${task.pipeline} was never described`));
+    p = ready.then(() => build(desc));
+    pipelines.set(task.pipeline, p);
+  }
+  return p;
+}
+
+async function run(
+  task: Extract<Request, { type: "task" }>,
+  built: Promise<CodecPipeline>,
+): Promise<void> {
   let pipeline: CodecPipeline;
   try {
-    await ready;
-    let p = pipelines.get(task.pipeline);
-    if (!p) {
-      if (!task.desc) throw new Error(`pipeline ${task.pipeline} was never described`);
-      p = build(task.desc);
-      pipelines.set(task.pipeline, p);
-    }
-    pipeline = await p;
+    pipeline = await built;
   } catch (error) {
     // Hand the (possibly transferred) input back: the caller runs the job itself.
     const reply: Reply = {
@@ -162,6 +176,6 @@ port.listen((data) => {
       port.post({ type: "ready" } satisfies Reply, []),
     );
   } else if (message.type === "task") {
-    void run(message);
+    void run(message, pipelineOf(message));
   }
 });

@@ -504,6 +504,117 @@ describe("WorkerPool: errors, fallback, abort", () => {
     expect(p.encode(a.codecs, chunk, { format: 3, path: "zstd" })).toBeUndefined();
     expect(p.pending).toBe(0);
   });
+
+  /** A float32 array of `chunks` zstd chunks of 512×512, every chunk written. */
+  async function zstdChunks(chunks: number, level = 3): Promise<ZarrArray> {
+    const a = await createArray(new MemoryStore(), "big", {
+      shape: [chunks * 512, 512],
+      dataType: "float32",
+      chunkShape: [512, 512],
+      codecs: [
+        { name: "bytes", configuration: { endian: "little" } },
+        { name: "zstd", configuration: { level } },
+      ],
+    });
+    await a.set(null, field(chunks * 512 * 512), { workers: false });
+    return a;
+  }
+
+  it("an aborted read into a shared out rejects only once no worker writes there any more", async () => {
+    // The worker decodes straight into the caller's shared memory; a read that
+    // rejected while a worker still wrote there would let that worker change
+    // the caller's array afterwards (attack on the pool, 2026-11-27: up to
+    // every element was overwritten after the rejection).
+    const p = await pool({ size: 1, perWorker: 2 });
+    const a = await zstdChunks(4, 19);
+    const n = 4 * 512 * 512;
+    await a.get(null, { workers: p, out: new Float32Array(new SharedArrayBuffer(n * 4)) });
+    for (let trial = 0; trial < 4; trial++) {
+      const out = new Float32Array(new SharedArrayBuffer(n * 4)).fill(-7);
+      const controller = new AbortController();
+      const read = a.get(null, { workers: p, out, signal: controller.signal });
+      setTimeout(() => controller.abort(), trial);
+      await expect(read).rejects.toBeInstanceOf(AbortError);
+      const atRejection = out.slice();
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      while (p.pending > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(Buffer.from(out.buffer).equals(Buffer.from(atRejection.buffer)), `trial ${trial}`).toBe(
+        true,
+      );
+    }
+  });
+
+  it("an aborted job waiting for room leaves at once, not when its turn comes", async () => {
+    const p = await pool({ size: 1, perWorker: 1 });
+    const big = await zstdChunks(48);
+    const small = await zstdChunks(1);
+    await small.get(null, { workers: p });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const long = big.get(null, { workers: p, concurrency: 48 });
+    while (p.pending < 8) await turn();
+    const offered = vi.spyOn(p, "decodeTo");
+    const controller = new AbortController();
+    const aborted = small.get(null, { workers: p, signal: controller.signal });
+    // Its chunk joins the end of the waiting jobs...
+    while (!offered.mock.calls.some(([codecs]) => codecs === small.codecs)) await turn();
+    offered.mockRestore();
+    controller.abort();
+    // ...and leaves at once: most of the big read's jobs still wait when it rejects.
+    let waitingAtRejection = -1;
+    await aborted.then(
+      () => {
+        throw new Error("expected an abort");
+      },
+      (e: unknown) => {
+        expect(e).toBeInstanceOf(AbortError);
+        waitingAtRejection = p.pending;
+      },
+    );
+    expect(waitingAtRejection).toBeGreaterThan(4);
+    await long;
+  });
+
+  it("counts jobs waiting for room as pending", async () => {
+    const p = await pool({ size: 1, perWorker: 1 });
+    const big = await zstdChunks(16);
+    const read = big.get(null, { workers: p, concurrency: 16 });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(p.pending).toBeGreaterThan(1);
+    await read;
+    expect(p.pending).toBe(0);
+  });
+
+  it("options that are not finite numbers are a ValueError", () => {
+    for (const bad of [{ perWorker: Number.NaN }, { size: Infinity }, { minChunkBytes: -1 }]) {
+      expect(() => new WorkerPool({ workerUrl, ...bad })).toThrow(/must be a finite number/);
+    }
+  });
+
+  it("a worker keeps at most 256 pipelines built; a forgotten one is described again", async () => {
+    // Opening arrays without end must not grow the workers' memory; a
+    // forgotten pipeline is described again when it is used again.
+    const p = await pool({ size: 1 });
+    const arrays: ZarrArray[] = [];
+    for (let i = 0; i < 300; i++) {
+      const a = await makeArray(new MemoryStore(), "zstd");
+      await a.set(null, field(37 * 29).map((x) => x + i), { workers: false });
+      arrays.push(a);
+    }
+    const sent = vi.spyOn(p, "decodeTo");
+    for (const round of [0, 1]) {
+      for (const [i, a] of arrays.entries()) {
+        if (round === 1 && i >= 20) break; // the first ones again, long forgotten
+        const got = await a.get(null, { workers: p });
+        expect(got.data[5], `array ${i}`).toBe(field(37 * 29)[5]! + i);
+      }
+    }
+    // Had a worker been sent a forgotten pipeline without its description, it
+    // would have refused it, and the pool would keep that array on this thread.
+    sent.mockClear();
+    await arrays[0]!.get(null, { workers: p });
+    expect(sent.mock.results.at(-1)?.value).toBeInstanceOf(Promise);
+    sent.mockRestore();
+  });
 });
 
 describe("a process started with flags workers refuse", () => {
