@@ -6,7 +6,7 @@
 //   and decompression, 80.5 kB gzipped).
 // - The decoder: the decompression-only module of @oneidentity/zstd-js,
 //   which that package inlines as base64 in `wasm/decompress/index.js`
-//   (47.8 kB gzipped, and it decodes 1.6-1.8x faster than the encoder's
+//   (47.8 kB gzipped, and it decodes 1.4-1.8x faster than the encoder's
 //   module: README, "Engine choice"). Reads load only this one.
 // gzip first: the string of the encoder is 107 kB instead of 336 kB, and it
 // gzips (as served) to about the size of the .wasm file itself, where plain

@@ -2,7 +2,7 @@
  * The zstd engine: the platform's libzstd where there is one (Node ≥ 22.15's
  * `node:zlib`), else libzstd compiled to WebAssembly, loaded once on first
  * use and shared; calls are synchronous inside it. Two WebAssembly modules:
- * a decoder-only build that decodes 1.6-1.8x faster (47.8 kB as served with
+ * a decoder-only build that decodes 1.4-1.8x faster (47.8 kB as served with
  * gzip), loaded by the first decode, and a full build (80.5 kB) loaded by the
  * first encode; a reader never loads the second.
  *
