@@ -303,3 +303,21 @@ describe("decodeInto (v3 core: codecs, bytes -> bytes decode)", () => {
     );
   });
 });
+
+describe("DecodeBuffers", () => {
+  it("reuses given-back buffers by size and keeps at most maxFreeBytes free", async () => {
+    const { DecodeBuffers } = await import("@zarr/core/codec");
+    const buffers = new DecodeBuffers(3000);
+    const a = buffers.take(1000);
+    const b = buffers.take(1000);
+    const c = buffers.take(1000);
+    const d = buffers.take(1000);
+    for (const x of [a, b, c, d]) buffers.give(x);
+    // Three fit under the cap; the fourth was left to the garbage collector.
+    const again = [buffers.take(1000), buffers.take(1000), buffers.take(1000), buffers.take(1000)];
+    expect(again.slice(0, 3).every((x) => [a, b, c].includes(x))).toBe(true);
+    expect([a, b, c, d].includes(again[3]!)).toBe(false);
+    // Another size is another list.
+    expect(buffers.take(999).length).toBe(999);
+  });
+});

@@ -34,6 +34,13 @@ import { product } from "../util/grid.js";
 import type { ArrayContext } from "./context.js";
 import type { GetOptions, ReadOptions } from "./types.js";
 
+/**
+ * Decode buffers shared by every read of this thread: a read of a few chunks
+ * (a viewer's region) reuses the last reads' memory instead of faulting in a
+ * fresh chunk-sized buffer each time.
+ */
+const readBuffers = new DecodeBuffers();
+
 /** Reads `selection` (see `ZarrArray.get`). */
 export async function readSelection(
   ctx: ArrayContext,
@@ -53,7 +60,6 @@ export async function readSelection(
     options.out !== undefined ? checkOut(ctx, options.out, length) : dataType.allocate(length);
   // A fresh array is already all zero bits; a caller's array holds anything.
   const fillMissing = !zeroFill || options.out !== undefined;
-  const buffers = new DecodeBuffers();
   const chunkRead = ctx.bounded(options);
   // Range reads need the stored size to check (a stat or HEAD beside the read).
   const rangeReads = codecs.supportsRangeRead && typeof ctx.store.inner.getSize === "function";
@@ -134,7 +140,7 @@ export async function readSelection(
             // ...or hand back the decoded chunk.
             const offloaded = small ? undefined : ctx.offload(bytes, options);
             if (offloaded !== undefined) copyChunk(await offloaded, codecs, target);
-            else await decodeChunkTo(codecs, bytes, target, buffers, options);
+            else await decodeChunkTo(codecs, bytes, target, readBuffers, options);
           });
         } finally {
           // Every use of the bytes above has settled: the store may reuse their memory.

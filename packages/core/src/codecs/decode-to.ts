@@ -25,23 +25,44 @@ export interface ChunkTarget {
   readonly outStrides: readonly number[];
 }
 
+/** Free memory a {@link DecodeBuffers} keeps by default. */
+const DEFAULT_FREE_DECODE_BYTES = 32 * 1024 * 1024;
+
 /**
- * Reusable decode buffers, by byte size. One per reader (a `get` call or a
- * worker): buffers come back after each chunk, so at most one per chunk in
- * flight exists.
+ * Reusable decode buffers, by byte size, shared by the readers of one thread
+ * (reads, a worker): buffers come back after each chunk, so at most one per
+ * chunk in flight exists, and at most `maxFreeBytes` are kept between uses
+ * (default 32 MiB; a buffer given back past that is left to the garbage
+ * collector).
+ *
+ * @example
+ * ```ts
+ * import { DecodeBuffers } from "@zarr/core/codec";
+ * const buffers = new DecodeBuffers(8 * 1024 * 1024);
+ * const b = buffers.take(1 << 20); // reused when one of this size was given back
+ * buffers.give(b);
+ * ```
  */
 export class DecodeBuffers {
   readonly #free = new Map<number, Uint8Array[]>();
+  #freeBytes = 0;
+
+  constructor(readonly maxFreeBytes = DEFAULT_FREE_DECODE_BYTES) {}
 
   /** A buffer of `size` bytes (contents undefined) to hand back with {@link give}. */
   take(size: number): Uint8Array {
-    return this.#free.get(size)?.pop() ?? new Uint8Array(size);
+    const reused = this.#free.get(size)?.pop();
+    if (reused === undefined) return new Uint8Array(size);
+    this.#freeBytes -= size;
+    return reused;
   }
 
   give(buffer: Uint8Array): void {
+    if (this.#freeBytes + buffer.length > this.maxFreeBytes) return;
     const list = this.#free.get(buffer.length);
     if (list) list.push(buffer);
     else this.#free.set(buffer.length, [buffer]);
+    this.#freeBytes += buffer.length;
   }
 }
 
