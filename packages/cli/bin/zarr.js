@@ -1,11 +1,10 @@
 #!/usr/bin/env node
+import { mkdirSync, statSync } from "node:fs";
 import module from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
-// Node >= 22.1 keeps the compiled code of the modules below on disk (in the
-// temporary directory; `NODE_DISABLE_COMPILE_CACHE=1` turns it off), which
-// saves 30-50 ms of every command on Node 24. It only covers modules imported
-// after this call, hence the dynamic import.
-module.enableCompileCache?.();
+enableCompileCache();
 const { main, processIo } = await import("../dist/main.js");
 
 // `zarr tree … | head`: the reader went away; stop quietly, as Unix tools do.
@@ -26,3 +25,29 @@ process.once("SIGINT", stop);
 process.once("SIGTERM", stop);
 
 process.exitCode = await main(process.argv.slice(2), processIo(controller.signal));
+
+/**
+ * Node >= 22.1 keeps the compiled code of the modules imported after this
+ * call on disk, which saves 30-60 ms of every command on Node 24 (hence the
+ * dynamic import above). The directory is Node's default,
+ * `<tmpdir>/node-compile-cache`, created here without `recursive`: Node's own
+ * recursive creation loops forever under a `TMPDIR` where directories cannot
+ * be made (e.g. `/proc`), so a directory this cannot create or find is no
+ * cache at all. `NODE_COMPILE_CACHE` (which Node reads itself at start-up) and
+ * `NODE_DISABLE_COMPILE_CACHE=1` keep their meaning.
+ */
+function enableCompileCache() {
+  if (typeof module.enableCompileCache !== "function") return;
+  if (process.env.NODE_COMPILE_CACHE || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  const dir = join(tmpdir(), "node-compile-cache");
+  try {
+    mkdirSync(dir);
+  } catch (e) {
+    if (e?.code !== "EEXIST") return;
+  }
+  try {
+    if (statSync(dir).isDirectory()) module.enableCompileCache(dir);
+  } catch {
+    // no cache: every command still runs
+  }
+}

@@ -53,3 +53,32 @@ describe("zarr start-up loads no library code", () => {
     expect(r.stderr).not.toMatch(/forbidden/);
   });
 });
+
+describe("zarr's compile cache (Node >= 22.1)", () => {
+  const version = (env: NodeJS.ProcessEnv) => {
+    const { NODE_COMPILE_CACHE: _, NODE_DISABLE_COMPILE_CACHE: __, ...inherited } = process.env;
+    return spawnSync(process.execPath, [bin, "--version"], {
+      encoding: "utf8",
+      env: { ...inherited, ...env },
+      timeout: 15_000,
+      killSignal: "SIGKILL",
+    });
+  };
+
+  it("a TMPDIR where no directory can be made (/proc) means no cache, not a hang", () => {
+    // Node's own recursive mkdir of the default cache directory loops forever
+    // there (attack, 2026-11-27): the CLI creates it without `recursive` first.
+    const r = version({ TMPDIR: "/proc" });
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/\d+\.\d+\.\d+/);
+  });
+
+  it("a TMPDIR that is missing or a file: the command runs the same", () => {
+    for (const tmp of ["/nonexistent/zarr-test", bin]) {
+      const r = version({ TMPDIR: tmp });
+      expect(r.status, tmp).toBe(0);
+      expect(r.stdout).toMatch(/\d+\.\d+\.\d+/);
+    }
+  });
+});
