@@ -114,7 +114,8 @@ interface Job {
   /** Aborted while its worker was writing into the caller's memory: settles as an abort on the reply. */
   abortPending?: ReturnType<typeof setTimeout>;
   settled: boolean;
-  onAbort?: () => void;
+  /** Stops listening for the job's abort. */
+  unlisten?: () => void;
   /** Runs once the job's input is no longer in use (worker replied or failed, or never sent). */
   release?: () => void;
 }
@@ -143,6 +144,9 @@ interface OverflowJob {
   /** Drops the job's abort listener (once it runs). */
   detach(): void;
 }
+
+/** The most workers a pool starts (each is a thread with its own heap). */
+const MAX_WORKERS = 1024;
 
 /** Pipelines a worker keeps built; past this, the least recently used is dropped on both sides. */
 const MAX_PIPELINES_PER_WORKER = 256;
@@ -182,6 +186,8 @@ export class WorkerPool implements ChunkCodecWorkers {
   /** Jobs no worker had room for (see `#whenRoom`): `true` sends one to a worker, `false` runs it here. */
   readonly #overflow: OverflowJob[] = [];
   #turnScheduled = false;
+  /** The jobs to tell when a signal aborts (see `#onAbort`). */
+  readonly #abortListeners = new WeakMap<AbortSignal, Set<() => void>>();
   readonly #pipelines = new WeakMap<CodecPipeline, PipelineEntry>();
   readonly #staging = sharedMemoryUsable() ? new StagingBuffers() : undefined;
   /** Decode buffers of jobs that fall back to the calling thread. */
@@ -199,6 +205,11 @@ export class WorkerPool implements ChunkCodecWorkers {
           `WorkerPool: ${key} must be a finite number ≥ 0, got ${String(value)}`,
         );
       }
+    }
+    if (options.size !== undefined && options.size > MAX_WORKERS) {
+      throw new ValueError(
+        `WorkerPool: size must be at most ${MAX_WORKERS} workers, got ${options.size}`,
+      );
     }
     this.size = Math.max(1, Math.floor(options.size ?? Math.max(1, hardwareConcurrency() - 1)));
     const extra = (options.modules ?? []).map(String);
@@ -552,9 +563,9 @@ export class WorkerPool implements ChunkCodecWorkers {
           job.detach();
           start(toWorker).then(resolve, reject);
         },
-        detach: () => signal?.removeEventListener("abort", onAbort),
+        detach: () => unlisten?.(),
       };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      const unlisten = signal ? this.#onAbort(signal, onAbort) : undefined;
       this.#overflow.push(job);
       this.#scheduleTurn();
     });
@@ -643,7 +654,7 @@ export class WorkerPool implements ChunkCodecWorkers {
         release,
       };
       if (signal) {
-        job.onAbort = () => {
+        job.unlisten = this.#onAbort(signal, () => {
           const i = this.#queue.indexOf(job);
           if (i >= 0) {
             this.#queue.splice(i, 1);
@@ -653,12 +664,40 @@ export class WorkerPool implements ChunkCodecWorkers {
             return;
           }
           this.#settle(job, () => this.#rejectAborted(job));
-        };
-        signal.addEventListener("abort", job.onAbort, { once: true });
+        });
       }
       this.#queue.push(job);
       this.#pump();
     });
+  }
+
+  /**
+   * Calls `fn` when `signal` aborts; returns a function that stops it. One
+   * listener per signal fans out to every job of it: a read of 16 chunks in
+   * flight would otherwise add 16 listeners to one signal (Node warns past 10).
+   */
+  #onAbort(signal: AbortSignal, fn: () => void): () => void {
+    let listeners = this.#abortListeners.get(signal);
+    if (listeners === undefined) {
+      const set = new Set<() => void>();
+      listeners = set;
+      this.#abortListeners.set(signal, set);
+      signal.addEventListener(
+        "abort",
+        () => {
+          this.#abortListeners.delete(signal);
+          const fns = [...set];
+          set.clear();
+          for (const f of fns) f();
+        },
+        { once: true },
+      );
+    }
+    const set = listeners;
+    set.add(fn);
+    return () => {
+      set.delete(fn);
+    };
   }
 
   /** Rejects `job` with its signal's abort error. */
@@ -690,10 +729,13 @@ export class WorkerPool implements ChunkCodecWorkers {
       const jobs = [...slot.jobs.values()];
       slot.jobs.clear();
       void slot.handle.terminate().then(() => {
+        this.#release(job);
+        this.#settle(job, () => this.#rejectAborted(job));
+        // The worker's other jobs run here, on later turns (not before the abort is seen).
         for (const other of jobs) {
+          if (other === job) continue;
           this.#release(other);
-          if (other === job) this.#settle(other, () => this.#rejectAborted(other));
-          else this.#settle(other, () => other.runHere());
+          nextTurn(() => this.#settle(other, () => other.runHere()));
         }
         this.#pump();
         this.#drainOverflow();
@@ -713,7 +755,7 @@ export class WorkerPool implements ChunkCodecWorkers {
   #settle(job: Job, fn: () => void): void {
     if (job.settled) return;
     job.settled = true;
-    if (job.onAbort) job.signal?.removeEventListener("abort", job.onAbort);
+    job.unlisten?.();
     fn();
   }
 

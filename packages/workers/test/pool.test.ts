@@ -588,6 +588,20 @@ describe("WorkerPool: errors, fallback, abort", () => {
     for (const bad of [{ perWorker: Number.NaN }, { size: Infinity }, { minChunkBytes: -1 }]) {
       expect(() => new WorkerPool({ workerUrl, ...bad })).toThrow(/must be a finite number/);
     }
+    // A finite but absurd size would start threads until the heap runs out (attack).
+    expect(() => new WorkerPool({ workerUrl, size: 1e12 })).toThrow(/at most 1024 workers/);
+  });
+
+  it("a read with a signal adds one abort listener to it, whatever the chunks in flight", async () => {
+    // Node warns past 10 listeners on one signal ("possible EventTarget memory leak").
+    const p = await pool({ size: 1, perWorker: 1 });
+    const big = await zstdChunks(24);
+    const controller = new AbortController();
+    const add = vi.spyOn(controller.signal, "addEventListener");
+    await big.get(null, { workers: p, signal: controller.signal, concurrency: 24 });
+    const fromPool = add.mock.calls.filter(([type]) => type === "abort").length;
+    expect(fromPool).toBeLessThanOrEqual(1);
+    add.mockRestore();
   });
 
   it("a worker keeps at most 256 pipelines built; a forgotten one is described again", async () => {
