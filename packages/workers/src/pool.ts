@@ -53,7 +53,8 @@ export const DEFAULT_MIN_CHUNK_BYTES = 64 * 1024;
 export interface WorkerPoolOptions {
   /**
    * Number of workers (default: cores − 1, at least 1: the calling thread
-   * keeps a core for I/O and copies; measured in bench/RESULTS.md).
+   * keeps a core for I/O and copies; measured in bench/RESULTS.md); at most
+   * 1024.
    */
   size?: number;
   /**
