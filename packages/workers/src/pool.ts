@@ -807,13 +807,13 @@ export class WorkerPool implements ChunkCodecWorkers {
   #remember(slot: Slot, id: number): number[] | undefined {
     slot.known.delete(id);
     slot.known.add(id);
-    let drop: number[] | undefined;
+    const drop: number[] = [];
     for (const oldest of slot.known) {
       if (slot.known.size <= MAX_PIPELINES_PER_WORKER) break;
       slot.known.delete(oldest);
-      (drop ??= []).push(oldest);
+      drop.push(oldest);
     }
-    return drop;
+    return drop.length > 0 ? drop : undefined;
   }
 
   /** The ready worker with the fewest jobs, if it has room for one more. */

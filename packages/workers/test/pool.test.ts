@@ -538,9 +538,10 @@ describe("WorkerPool: errors, fallback, abort", () => {
       const atRejection = out.slice();
       await new Promise((resolve) => setTimeout(resolve, 150));
       while (p.pending > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(Buffer.from(out.buffer).equals(Buffer.from(atRejection.buffer)), `trial ${trial}`).toBe(
-        true,
-      );
+      expect(
+        Buffer.from(out.buffer).equals(Buffer.from(atRejection.buffer)),
+        `trial ${trial}`,
+      ).toBe(true);
     }
   });
 
@@ -611,7 +612,11 @@ describe("WorkerPool: errors, fallback, abort", () => {
     const arrays: ZarrArray[] = [];
     for (let i = 0; i < 300; i++) {
       const a = await makeArray(new MemoryStore(), "zstd");
-      await a.set(null, field(37 * 29).map((x) => x + i), { workers: false });
+      await a.set(
+        null,
+        field(37 * 29).map((x) => x + i),
+        { workers: false },
+      );
       arrays.push(a);
     }
     const sent = vi.spyOn(p, "decodeTo");
