@@ -63,6 +63,8 @@ export class ZstdLoadError extends Error {}
 interface ModuleSlot<T> {
   instance?: T;
   ready?: Promise<T>;
+  /** A fresh instance is loading to replace one whose memory grew too large. */
+  replacing?: boolean;
 }
 
 const encoder: ModuleSlot<ZstdWasm> = {};
@@ -133,11 +135,41 @@ export function loadZstd(
   return loadModule(encoder, loader ?? loadEncoder, timeoutMs);
 }
 
-function loadModule<T>(
+/**
+ * A module whose memory grew past this (WebAssembly memory never shrinks:
+ * one decode of a 1 GiB chunk would keep 2 GiB for the life of the process)
+ * is replaced by a fresh instance, loaded in the background by the next call;
+ * calls until then still use the old one.
+ */
+let retainLimit = 256 * 1024 * 1024;
+
+/** Sets the memory past which a module is replaced (tests). */
+export function setRetainLimit(bytes: number): void {
+  retainLimit = bytes;
+}
+
+function loadModule<T extends ZstdDecoderWasm>(
   slot: ModuleSlot<T>,
   loader: () => Promise<T>,
   timeoutMs: number,
 ): Promise<void> {
+  const current = slot.instance;
+  if (current && !slot.replacing && current.memory.buffer.byteLength > retainLimit) {
+    slot.replacing = true;
+    withTimeout(Promise.resolve().then(loader), timeoutMs).then(
+      (fresh) => {
+        slot.replacing = false;
+        // Unless a trap discarded it meanwhile (the next load starts afresh).
+        if (slot.instance === current) {
+          slot.instance = fresh;
+          slot.ready = Promise.resolve(fresh);
+        }
+      },
+      () => {
+        slot.replacing = false; // keep the old one; the next call tries again
+      },
+    );
+  }
   if (slot.instance) return Promise.resolve();
   slot.ready ??= withTimeout(Promise.resolve().then(loader), timeoutMs).then(
     (zstd) => {

@@ -44,3 +44,33 @@ describe("libzstd's WebAssembly modules", () => {
     await expect(instantiateZstdDecoder(empty)).rejects.toThrow(/no memory export "memory"/);
   });
 });
+
+describe("memory of the WebAssembly modules", () => {
+  it("a module whose memory grew past the limit is replaced by a fresh one, without failing a call", async () => {
+    // WebAssembly memory never shrinks: one huge decode would otherwise keep
+    // its memory for the life of the process (attack, 2026-11-27).
+    const { setRetainLimit } = await import("../src/engine.js");
+    setRetainLimit(40 * 1024 * 1024); // above a fresh module's initial memory (16 MiB)
+    try {
+      const codec = new ZstdCodec({ level: 1 });
+      const big = 48 * 1024 * 1024;
+      const frame = await codec.encode(new Uint8Array(big).fill(3));
+      expect((await codec.decode(frame, big)).length).toBe(big);
+      const spy = vi.spyOn(WebAssembly, "instantiate");
+      // Concurrent calls while the replacement loads still decode with the old module...
+      const small = await Promise.all(
+        Array.from({ length: 4 }, () => codec.decode(rleFrame(5, 1000), 1000)),
+      );
+      for (const out of small) expect(out.every((x) => x === 5)).toBe(true);
+      // ...and once it has loaded, the fresh one (small memory) serves.
+      await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1));
+      await spy.mock.results[0]!.value;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect((await codec.decode(rleFrame(7, 1000), 1000)).every((x) => x === 7)).toBe(true);
+      expect(spy).toHaveBeenCalledTimes(1);
+      spy.mockRestore();
+    } finally {
+      setRetainLimit(256 * 1024 * 1024);
+    }
+  });
+});
