@@ -100,3 +100,87 @@ describe("WorkerPool keeps the process alive while it is awaited", () => {
     expect(r.stdout.trim()).toBe("closed cold");
   });
 });
+
+describe("WorkerPool under hostile use", () => {
+  it("an aborted read into a shared out: nothing writes there after the rejection", async () => {
+    // The worker decodes straight into the caller's shared memory; the read
+    // rejects only once it is done (attack, 2026-11-27: up to every element
+    // changed after the rejection).
+    const r = await script(`
+      import "@zarr/codec-zstd/register";
+      import { createArray, MemoryStore } from "@zarr/core";
+      import { WorkerPool } from "@zarr/workers";
+      const pool = new WorkerPool({ size: 1, perWorker: 2 });
+      const n = 4 * 512 * 512;
+      const a = await createArray(new MemoryStore(), "a", {
+        shape: [4 * 512, 512], dataType: "float32", chunkShape: [512, 512],
+        codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 19 } }],
+      });
+      await a.set(null, Float32Array.from({ length: n }, (_, i) => Math.sin(i / 9) * 100), { workers: false });
+      await a.get(null, { workers: pool, out: new Float32Array(new SharedArrayBuffer(n * 4)) });
+      let late = 0;
+      for (let trial = 0; trial < 6; trial++) {
+        const out = new Float32Array(new SharedArrayBuffer(n * 4)).fill(-7);
+        const controller = new AbortController();
+        const read = a.get(null, { workers: pool, out, signal: controller.signal });
+        setTimeout(() => controller.abort(), trial);
+        const error = await read.then(() => null, (e) => e);
+        if (error?.name !== "AbortError") throw new Error("expected an AbortError, got " + error);
+        const atRejection = out.slice();
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        while (pool.pending > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        for (let i = 0; i < n; i++) if (!Object.is(out[i], atRejection[i])) { late++; break; }
+      }
+      await pool.close();
+      console.log("late writes " + late);
+    `);
+    expect(r.code, describeRun(r)).toBe(0);
+    expect(r.stdout.trim()).toBe("late writes 0");
+  });
+
+  it("absurd pool sizes are a ValueError, not a storm of threads", async () => {
+    const r = await script(`
+      import { WorkerPool } from "@zarr/workers";
+      const names = [];
+      for (const size of [1e12, 2 ** 40, Number.NaN, Infinity, -1]) {
+        try { new WorkerPool({ size }); names.push("accepted"); } catch (e) { names.push(e.name); }
+      }
+      console.log(names.join(" "));
+    `);
+    expect(r.code, describeRun(r)).toBe(0);
+    expect(r.killed).toBeUndefined();
+    expect(r.stdout.trim()).toBe("ValueError ValueError ValueError ValueError ValueError");
+  });
+
+  it("thousands of arrays through one pool: values right, workers keep a bounded set of pipelines", async () => {
+    const r = await script(`
+      import "@zarr/codec-zstd/register";
+      import { createArray, MemoryStore } from "@zarr/core";
+      import { WorkerPool } from "@zarr/workers";
+      const pool = new WorkerPool({ size: 1, minChunkBytes: 0 });
+      await pool.warmUp();
+      const offered = [];
+      const decodeTo = pool.decodeTo.bind(pool);
+      pool.decodeTo = (...args) => { const p = decodeTo(...args); offered.push(p !== undefined); return p; };
+      let wrong = 0;
+      const first = [];
+      for (let i = 0; i < 2000; i++) {
+        const a = await createArray(new MemoryStore(), "a" + i, {
+          shape: [16, 16], dataType: "float32", chunkShape: [16, 16],
+          codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "zstd", configuration: { level: 1 } }],
+        });
+        await a.set(null, new Float32Array(256).fill(i), { workers: false });
+        if (i < 10) first.push(a);
+        if ((await a.get(null, { workers: pool })).data[255] !== i) wrong++;
+      }
+      // The first arrays' pipelines were dropped long ago: described again, still offloaded.
+      for (const [i, a] of first.entries()) if ((await a.get(null, { workers: pool })).data[0] !== i) wrong++;
+      const kept = offered.slice(-10).every(Boolean);
+      await pool.close();
+      console.log("wrong " + wrong + " offloaded " + kept);
+    `);
+    expect(r.code, describeRun(r)).toBe(0);
+    expect(r.killed).toBeUndefined();
+    expect(r.stdout.trim()).toBe("wrong 0 offloaded true");
+  });
+});
