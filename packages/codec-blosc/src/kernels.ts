@@ -2,9 +2,10 @@
  * Block kernels compiled to WebAssembly from `wasm/kernels.c`: LZ4 block
  * decoding (2 to 4 times the speed of the TypeScript decoder here), whole
  * Blosc blocks of lz4 or blosclz streams decoded and unshuffled in the
- * module's memory (the byte unshuffle of 4-byte elements with SIMD128), and
+ * module's memory (SIMD128 byte unshuffles of 2-, 4- and 8-byte elements and
+ * bitunshuffle), and
  * whole chunks shuffled or bitshuffled and compressed with LZ4 or blosclz
- * there (the same bytes as the TypeScript encoders). The module (10.5 kB)
+ * there (the same bytes as the TypeScript encoders). The module (12.8 kB)
  * loads with `import()` the first time a kernel is asked for. The TypeScript
  * implementation serves until it is ready, and for good where
  * WebAssembly, its SIMD or its bulk-memory instructions are missing (the

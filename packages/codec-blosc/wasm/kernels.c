@@ -121,29 +121,93 @@ __attribute__((export_name("lz4_decode"))) int lz4_decode(const u8 *src, u32 src
 
 #include <wasm_simd128.h>
 
+/* typesize 2, 16 elements at a time (the inverse of shuffle2); returns the elements done. */
+static u32 unshuffle2(const u8 *src, u8 *dst, u32 n) {
+  const u8 *p0 = src, *p1 = src + n;
+  u32 e = 0;
+  for (; e + 16 <= n; e += 16) {
+    v128_t a = wasm_v128_load(p0 + e), b = wasm_v128_load(p1 + e);
+    u8 *o = dst + 2 * e;
+    wasm_v128_store(o, wasm_i8x16_shuffle(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+    wasm_v128_store(o + 16, wasm_i8x16_shuffle(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29,
+                                               14, 30, 15, 31));
+  }
+  return e;
+}
+
+/* typesize 4, 16 elements at a time (the inverse of shuffle4). */
+static u32 unshuffle4(const u8 *src, u8 *dst, u32 n) {
+  const u8 *p0 = src, *p1 = src + n, *p2 = src + 2 * n, *p3 = src + 3 * n;
+  u32 e = 0;
+  for (; e + 16 <= n; e += 16) {
+    v128_t a = wasm_v128_load(p0 + e), b = wasm_v128_load(p1 + e);
+    v128_t c = wasm_v128_load(p2 + e), d = wasm_v128_load(p3 + e);
+    /* bytes of planes 0,1 and 2,3 interleaved, then 16-bit pairs interleaved */
+    v128_t ab0 = wasm_i8x16_shuffle(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    v128_t ab1 = wasm_i8x16_shuffle(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    v128_t cd0 = wasm_i8x16_shuffle(c, d, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    v128_t cd1 = wasm_i8x16_shuffle(c, d, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    u8 *o = dst + 4 * e;
+    wasm_v128_store(o, wasm_i16x8_shuffle(ab0, cd0, 0, 8, 1, 9, 2, 10, 3, 11));
+    wasm_v128_store(o + 16, wasm_i16x8_shuffle(ab0, cd0, 4, 12, 5, 13, 6, 14, 7, 15));
+    wasm_v128_store(o + 32, wasm_i16x8_shuffle(ab1, cd1, 0, 8, 1, 9, 2, 10, 3, 11));
+    wasm_v128_store(o + 48, wasm_i16x8_shuffle(ab1, cd1, 4, 12, 5, 13, 6, 14, 7, 15));
+  }
+  return e;
+}
+
+/*
+ * 8 rows of 16 bytes transposed: out[m] holds column 2m then column 2m + 1,
+ * each as its 8 bytes in row order (byte 8h + k of out[m] is row k's byte
+ * 2m + h). Bytes, then 16-bit and 32-bit lanes interleaved.
+ */
+static inline void transpose8x16(const v128_t r[8], v128_t out[8]) {
+  v128_t b[8], c[8];
+  for (int j = 0; j < 4; j++) {
+    /* b[2j + h]: rows 2j and 2j + 1 interleaved, columns 8h..8h+7 */
+    b[2 * j] = wasm_i8x16_shuffle(r[2 * j], r[2 * j + 1], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+                                  6, 22, 7, 23);
+    b[2 * j + 1] = wasm_i8x16_shuffle(r[2 * j], r[2 * j + 1], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28,
+                                      13, 29, 14, 30, 15, 31);
+  }
+  for (int q = 0; q < 2; q++) {
+    for (int h = 0; h < 2; h++) {
+      /* rows 4q..4q+3 of columns 8h..8h+3 and 8h+4..8h+7 (32-bit lane per column) */
+      const v128_t x = b[4 * q + h], y = b[4 * q + 2 + h];
+      c[4 * q + 2 * h] = wasm_i16x8_shuffle(x, y, 0, 8, 1, 9, 2, 10, 3, 11);
+      c[4 * q + 2 * h + 1] = wasm_i16x8_shuffle(x, y, 4, 12, 5, 13, 6, 14, 7, 15);
+    }
+  }
+  /* c[4q + s]: rows 4q..4q+3 of columns 4s..4s+3 */
+  for (int s = 0; s < 4; s++) {
+    out[2 * s] = wasm_i32x4_shuffle(c[s], c[4 + s], 0, 4, 1, 5);
+    out[2 * s + 1] = wasm_i32x4_shuffle(c[s], c[4 + s], 2, 6, 3, 7);
+  }
+}
+
+/* typesize 8, 16 elements at a time (the inverse of shuffle8): an 8x16 byte transpose. */
+static u32 unshuffle8(const u8 *src, u8 *dst, u32 n) {
+  u32 e = 0;
+  for (; e + 16 <= n; e += 16) {
+    v128_t r[8], t[8];
+    for (int j = 0; j < 8; j++) r[j] = wasm_v128_load(src + (u64)j * n + e);
+    transpose8x16(r, t);
+    u8 *o = dst + (u64)8 * e;
+    for (int m = 0; m < 8; m++) wasm_v128_store(o + 16 * m, t[m]);
+  }
+  return e;
+}
+
 /*
  * Byte unshuffle of n elements of ts bytes: src holds byte plane j (byte j of
  * every element) at src[j * n]; element e goes to dst[e * ts].
  */
 __attribute__((export_name("unshuffle"))) void unshuffle(const u8 *src, u8 *dst, u32 n, u32 ts) {
   u32 e = 0;
-  if (ts == 4) {
-    const u8 *p0 = src, *p1 = src + n, *p2 = src + 2 * n, *p3 = src + 3 * n;
-    for (; e + 16 <= n; e += 16) {
-      v128_t a = wasm_v128_load(p0 + e), b = wasm_v128_load(p1 + e);
-      v128_t c = wasm_v128_load(p2 + e), d = wasm_v128_load(p3 + e);
-      /* bytes of planes 0,1 and 2,3 interleaved, then 16-bit pairs interleaved */
-      v128_t ab0 = wasm_i8x16_shuffle(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-      v128_t ab1 = wasm_i8x16_shuffle(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-      v128_t cd0 = wasm_i8x16_shuffle(c, d, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-      v128_t cd1 = wasm_i8x16_shuffle(c, d, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-      u8 *o = dst + 4 * e;
-      wasm_v128_store(o, wasm_i16x8_shuffle(ab0, cd0, 0, 8, 1, 9, 2, 10, 3, 11));
-      wasm_v128_store(o + 16, wasm_i16x8_shuffle(ab0, cd0, 4, 12, 5, 13, 6, 14, 7, 15));
-      wasm_v128_store(o + 32, wasm_i16x8_shuffle(ab1, cd1, 0, 8, 1, 9, 2, 10, 3, 11));
-      wasm_v128_store(o + 48, wasm_i16x8_shuffle(ab1, cd1, 4, 12, 5, 13, 6, 14, 7, 15));
-    }
-  }
+  if (ts == 2) e = unshuffle2(src, dst, n);
+  else if (ts == 4) e = unshuffle4(src, dst, n);
+  else if (ts == 8) e = unshuffle8(src, dst, n);
+  /* the rest a byte at a time, plane by plane (faster than element by element) */
   for (u32 j = 0; j < ts; j++) {
     const u8 *p = src + (u64)j * n;
     for (u32 k = e; k < n; k++) dst[(u64)k * ts + j] = p[k];
@@ -162,21 +226,67 @@ static inline u64 transpose8(u64 x) {
   return x;
 }
 
+static inline void store16(u8 *p, u32 v) {
+  const uint16_t w = (uint16_t)v;
+  __builtin_memcpy(p, &w, 2);
+}
+
 /*
  * Bit unshuffle of n elements of ts bytes, n a multiple of 8: src holds, for
  * byte j and bit k, the row of bit k of byte j of every element at
  * src[(8 j + k) * n / 8] (bit i of row byte g: element 8 g + i).
+ *
+ * 128 elements at a time: the 8 rows of a byte plane, 16 bytes of each, are
+ * transposed so that one vector holds the 8 row bytes of one group of 8
+ * elements for two planes; the lanes' top bits, gathered 8 times with a
+ * shift in between, are then bytes j and j + 1 of each element of the group.
  */
 __attribute__((export_name("bitunshuffle"))) void bitunshuffle(const u8 *src, u8 *dst, u32 n,
                                                               u32 ts) {
   const u32 rowBytes = n >> 3;
+  u32 g = 0;
+  for (; g + 16 <= rowBytes; g += 16) {
+    for (u32 j = 0; j < ts; j += 2) {
+      const u8 *rows = src + (u64)j * n + g; /* plane j's rows start at j * n */
+      v128_t r[8], a[8], b[8];
+      for (int k = 0; k < 8; k++) r[k] = wasm_v128_load(rows + (u64)k * rowBytes);
+      transpose8x16(r, a); /* a[m]: plane j's row bytes of groups g + 2m, g + 2m + 1 */
+      if (j + 1 < ts) {
+        for (int k = 0; k < 8; k++) r[k] = wasm_v128_load(rows + (u64)(8 + k) * rowBytes);
+        transpose8x16(r, b);
+        for (int m = 0; m < 16; m++) {
+          /* group g + m: plane j in lanes 0..7, plane j + 1 in lanes 8..15 */
+          v128_t v = (m & 1) ? wasm_i64x2_shuffle(a[m >> 1], b[m >> 1], 1, 3)
+                             : wasm_i64x2_shuffle(a[m >> 1], b[m >> 1], 0, 2);
+          u8 *o = dst + ((u64)8 * (g + m) + 7) * ts + j;
+          for (int i = 7; i >= 0; i--, o -= ts) { /* element 8 (g + m) + i */
+            store16(o, (u32)wasm_i8x16_bitmask(v));
+            v = wasm_i8x16_add(v, v);
+          }
+        }
+      } else {
+        /* the last of an odd number of planes: lanes 8..15 are the next group */
+        for (int m = 0; m < 8; m++) {
+          v128_t v = a[m];
+          u8 *o = dst + ((u64)8 * (g + 2 * m) + 7) * ts + j;
+          for (int i = 7; i >= 0; i--, o -= ts) {
+            const u32 bits = (u32)wasm_i8x16_bitmask(v);
+            o[0] = (u8)bits;
+            o[(u64)8 * ts] = (u8)(bits >> 8);
+            v = wasm_i8x16_add(v, v);
+          }
+        }
+      }
+    }
+  }
+  /* the remaining groups, 8 elements of one plane at a time */
   for (u32 j = 0; j < ts; j++) {
-    const u8 *rows = src + (u64)8 * j * rowBytes;
-    for (u32 g = 0; g < rowBytes; g++) {
+    const u8 *rows = src + (u64)j * n;
+    for (u32 h = g; h < rowBytes; h++) {
       u64 x = 0;
-      for (u32 k = 0; k < 8; k++) x |= (u64)rows[(u64)k * rowBytes + g] << (8 * k);
+      for (u32 k = 0; k < 8; k++) x |= (u64)rows[(u64)k * rowBytes + h] << (8 * k);
       x = transpose8(x);
-      u8 *o = dst + (u64)8 * g * ts + j;
+      u8 *o = dst + (u64)8 * h * ts + j;
       for (u32 i = 0; i < 8; i++) o[(u64)i * ts] = (u8)(x >> (8 * i));
     }
   }
@@ -291,21 +401,17 @@ __attribute__((export_name("blosc_block"))) int blosc_block(const u8 *chunk, u32
     }
     pos += csize;
   }
+  const u32 n = bsize / ts;
+  u32 done = 0; /* bytes of out written from tmp */
   if (mode == 1) {
-    const u32 n = bsize / ts;
     unshuffle(tmp, out, n, ts);
-    const u32 done = n * ts;
-    if (done < bsize) __builtin_memcpy(out + done, tmp + done, bsize - done);
-  } else if (mode == 2) {
-    const u32 n = bsize / ts;
-    if (bsize < ts || n % 8 != 0) {
-      __builtin_memcpy(out, tmp, bsize);
-    } else {
-      bitunshuffle(tmp, out, n, ts);
-      const u32 done = n * ts;
-      if (done < bsize) __builtin_memcpy(out + done, tmp + done, bsize - done);
-    }
+    done = n * ts;
+  } else if (mode == 2 && bsize >= ts && n % 8 == 0) {
+    bitunshuffle(tmp, out, n, ts);
+    done = n * ts;
   }
+  /* what is not (bit)shuffled is copied as it is */
+  if (mode != 0 && done < bsize) __builtin_memcpy(out + done, tmp + done, bsize - done);
   return 0;
 }
 
