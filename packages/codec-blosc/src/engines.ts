@@ -150,6 +150,8 @@ export function codecEngine(codec: BytesToBytesCodec, name: string, path?: strin
     async decompress(stream, dst) {
       let out: Uint8Array;
       try {
+        // Straight into the block where the codec can (no buffer per stream).
+        if (codec.decodeInto !== undefined) return await codec.decodeInto(stream, dst);
         out = await codec.decode(stream, dst.length);
       } catch (e) {
         // Corrupt data, or the codec could not load (its message says what to do).

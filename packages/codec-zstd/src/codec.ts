@@ -11,7 +11,13 @@ import {
   throwIfAborted,
 } from "@zarr/core/codec";
 import { parseZstdConfig, type ZstdConfig } from "./config.js";
-import { compressFrame, decompressFrame, loadZstd, ZstdError } from "./engine.js";
+import {
+  compressFrame,
+  decompressFrame,
+  decompressFrameInto,
+  loadZstd,
+  ZstdError,
+} from "./engine.js";
 import { FrameError, type FrameInfo, scanFrames, withoutContentSize } from "./frame.js";
 
 /** Largest output of one frame the WebAssembly heap (32-bit) is asked to hold. */
@@ -134,31 +140,9 @@ export class ZstdCodec implements BytesToBytesCodec {
     decodedSize?: number,
     options?: CodecOptions,
   ): Promise<Uint8Array> {
-    throwIfAborted(options?.signal, this.#path);
-    for (const [name, value] of [
-      ["decodedSize", decodedSize],
-      ["maxDecodedSize", options?.maxDecodedSize],
-    ] as const) {
-      if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
-        throw this.#error(`${name} must be a non-negative integer, got ${value}`);
-      }
-    }
-    let frames: FrameInfo[];
-    try {
-      frames = scanFrames(bytes);
-    } catch (e) {
-      if (e instanceof FrameError)
-        throw this.#error(`cannot decode ${bytes.length} bytes: ${e.message}`, e);
-      throw e;
-    }
+    const frames = await this.#framesOf(bytes, decodedSize, options);
     const exact = decodedSize !== undefined;
     const limit = decodedSize ?? options?.maxDecodedSize ?? DEFAULT_MAX_DECODED_SIZE;
-    let declared = 0;
-    for (const f of frames) declared += f.contentSize ?? 0;
-    if (declared > limit) {
-      throw this.#error(`frames declare ${declared} bytes, more than the expected ${limit}`);
-    }
-    await this.#load();
     const parts: Uint8Array[] = [];
     let total = 0;
     for (const f of frames) {
@@ -176,6 +160,96 @@ export class ZstdCodec implements BytesToBytesCodec {
       throw this.#error(`decoded ${total} bytes, expected ${decodedSize}`);
     }
     return concat(parts, total);
+  }
+
+  /**
+   * Decodes every frame into `out`, whose length is the exact decoded size
+   * (any other is a `CodecError`; `out` may then hold part of the data). Each
+   * frame is decoded straight into its place, so no output buffer is made.
+   */
+  async decodeInto(bytes: Uint8Array, out: Uint8Array, options?: CodecOptions): Promise<void> {
+    const frames = await this.#framesOf(bytes, out.length, options);
+    let total = 0;
+    for (const f of frames) {
+      throwIfAborted(options?.signal, this.#path);
+      total += this.#decodeFrameInto(
+        bytes.subarray(f.start, f.end),
+        f,
+        out.subarray(total),
+        out.length,
+      );
+    }
+    if (total !== out.length) {
+      throw this.#error(`decoded ${total} bytes, expected ${out.length}`);
+    }
+  }
+
+  /**
+   * The frames of `bytes`, once the arguments are checked, the frames'
+   * declared sizes are within the expected or allowed size, and libzstd is
+   * loaded.
+   */
+  async #framesOf(
+    bytes: Uint8Array,
+    decodedSize: number | undefined,
+    options: CodecOptions | undefined,
+  ): Promise<FrameInfo[]> {
+    throwIfAborted(options?.signal, this.#path);
+    for (const [name, value] of [
+      ["decodedSize", decodedSize],
+      ["maxDecodedSize", options?.maxDecodedSize],
+    ] as const) {
+      if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+        throw this.#error(`${name} must be a non-negative integer, got ${value}`);
+      }
+    }
+    let frames: FrameInfo[];
+    try {
+      frames = scanFrames(bytes);
+    } catch (e) {
+      if (e instanceof FrameError)
+        throw this.#error(`cannot decode ${bytes.length} bytes: ${e.message}`, e);
+      throw e;
+    }
+    const limit = decodedSize ?? options?.maxDecodedSize ?? DEFAULT_MAX_DECODED_SIZE;
+    let declared = 0;
+    for (const f of frames) declared += f.contentSize ?? 0;
+    if (declared > limit) {
+      throw this.#error(`frames declare ${declared} bytes, more than the expected ${limit}`);
+    }
+    await this.#load();
+    return frames;
+  }
+
+  /**
+   * Decodes frame `info` into the start of `room` (the rest of an output of
+   * `expected` bytes); returns the bytes written. A frame without its content
+   * size may fill at most its blocks' bound or the room, whichever is less.
+   */
+  #decodeFrameInto(frame: Uint8Array, info: FrameInfo, room: Uint8Array, expected: number): number {
+    const exceeds = () => `decoded data exceeds the expected ${expected} bytes`;
+    if (info.contentSize !== undefined && info.contentSize > room.length)
+      throw this.#error(exceeds());
+    const capacity = info.contentSize ?? Math.min(info.maxSize, room.length);
+    if (capacity > MAX_FRAME_OUTPUT) {
+      throw this.#error(`a frame of more than ${MAX_FRAME_OUTPUT} bytes is not supported`);
+    }
+    let written: number;
+    try {
+      written = decompressFrameInto(frame, room.subarray(0, capacity));
+    } catch (e) {
+      if (e instanceof ZstdError && e.code === DST_TOO_SMALL && info.contentSize === undefined) {
+        if (capacity >= info.maxSize) throw this.#error(`corrupt frame: ${e.message}`, e);
+        throw this.#error(exceeds(), e);
+      }
+      throw this.#error(`cannot decode frame of ${frame.length} bytes: ${(e as Error).message}`, e);
+    }
+    if (info.contentSize !== undefined && written !== info.contentSize) {
+      throw this.#error(
+        `corrupt frame: it declares ${info.contentSize} bytes but holds ${written}`,
+      );
+    }
+    return written;
   }
 
   /**

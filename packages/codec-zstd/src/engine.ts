@@ -286,9 +286,39 @@ export function compressFrame(data: Uint8Array, level: number, checksum = false)
  * Call {@link loadZstd} first.
  */
 export function decompressFrame(frame: Uint8Array, capacity: number): Uint8Array {
+  return decompressWith(frame, capacity, (decoded, owned) => (owned ? decoded : decoded.slice()));
+}
+
+/**
+ * Decompresses exactly one frame into `dst` (its capacity: libzstd fails with
+ * code 70 rather than write past it); returns the bytes written. Nothing is
+ * left behind for the garbage collector: the WebAssembly build's output is
+ * copied straight from its memory, and the native engine's buffer is freed
+ * once copied (see {@link releaseBuffer}). Call {@link loadZstd} first.
+ */
+export function decompressFrameInto(frame: Uint8Array, dst: Uint8Array): number {
+  return decompressWith(frame, dst.length, (decoded, owned) => {
+    const written = decoded.length;
+    dst.set(decoded);
+    if (owned) releaseBuffer(decoded); // detached: its length is 0 from here on
+    return written;
+  });
+}
+
+/**
+ * Runs the engine on one frame and hands its output to `take`: `owned` when
+ * it is a buffer of its own (the native engine's), otherwise a view of the
+ * WebAssembly memory, valid only during the call.
+ */
+function decompressWith<T>(
+  frame: Uint8Array,
+  capacity: number,
+  take: (decoded: Uint8Array, owned: boolean) => T,
+): T {
   if (native) {
+    let decoded: Uint8Array;
     try {
-      return native.decompress(frame, capacity);
+      decoded = native.decompress(frame, capacity);
     } catch (e) {
       if (e instanceof OutputTooLarge) throw new ZstdError(70);
       // node:zlib reports libzstd's error code as errno: the same messages as
@@ -297,12 +327,43 @@ export function decompressFrame(frame: Uint8Array, capacity: number): Uint8Array
       if (typeof code === "number" && ERROR_NAMES[code]) throw new ZstdError(code);
       throw new Error(`${native.name}: ${(e as Error).message}`, { cause: e });
     }
+    return take(decoded, true);
   }
   return withBuffers(decoder, [frame.length, capacity], (z, [src, dst]) => {
     new Uint8Array(z.memory.buffer).set(frame, src!);
     const result = z.decompress(dst!, capacity, src!, frame.length);
     const code = errorCode(z, result);
     if (code >= 0) throw new ZstdError(code);
-    return new Uint8Array(z.memory.buffer, dst!, result >>> 0).slice();
+    return take(new Uint8Array(z.memory.buffer, dst!, result >>> 0), false);
   });
+}
+
+/** Buffers below this size are left to the garbage collector. */
+const RELEASE_MIN_BYTES = 64 * 1024;
+
+const transferBuffer = (
+  ArrayBuffer.prototype as { transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer }
+).transfer;
+
+/**
+ * Frees the memory of `view`, a buffer this module made and no one else
+ * holds, at once (`ArrayBuffer.prototype.transfer(0)` detaches it) instead of
+ * at the next garbage collection: a read of many chunks would otherwise keep
+ * up to V8's external-memory allowance (64 MiB) of dead outputs, and take
+ * fresh pages for each. Only a view of a whole, unshared buffer of at least
+ * 64 KiB (up to 64 unused bytes after it: node:zlib's output buffer is one
+ * byte longer than the output) is released, never a slice of a pool (Node's
+ * `Buffer` pool hands out at most half of its buffer).
+ */
+export function releaseBuffer(view: Uint8Array): void {
+  const buffer = view.buffer;
+  if (
+    transferBuffer !== undefined &&
+    buffer instanceof ArrayBuffer &&
+    view.byteOffset === 0 &&
+    buffer.byteLength - view.byteLength <= 64 &&
+    view.byteLength >= RELEASE_MIN_BYTES
+  ) {
+    transferBuffer.call(buffer, 0);
+  }
 }

@@ -54,8 +54,10 @@ function make(z: ZlibZstd): NativeZstd {
           trimmed(
             z.zstdDecompressSync(frame, {
               // One output buffer when the size is known; node:zlib refuses to
-              // produce more than maxOutputLength (a RangeError).
-              chunkSize: Math.max(64, Math.min(capacity, 64 * 2 ** 20)),
+              // produce more than maxOutputLength (a RangeError). One byte more
+              // than the output: a buffer that fills up makes node:zlib
+              // allocate the next one, which would be garbage at once.
+              chunkSize: Math.max(64, Math.min(capacity + 1, 64 * 2 ** 20)),
               maxOutputLength: Math.max(1, capacity),
               // libzstd's default refuses windows above 128 MiB (zstd --long=28
               // writes 256 MiB). Up to 1 GiB, as the 32-bit WebAssembly build
