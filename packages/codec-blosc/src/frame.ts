@@ -219,6 +219,33 @@ function workBuffer(slot: 0 | 1, n: number, pooled: boolean): Uint8Array {
   return pool[slot].subarray(0, n);
 }
 
+/** Below this many bytes, a block is (un)shuffled in TypeScript: copying it into the kernels' memory costs more. */
+const KERNEL_SHUFFLE_MIN_BYTES = 4096;
+
+/**
+ * Byte shuffle (`mode` 1) or bitshuffle (2) of `src` into `dst` (same length),
+ * or the inverse when `inverse`: in the WebAssembly kernels when they are
+ * loaded (SIMD; the same bytes), else shuffle.ts. For blocks whose streams
+ * zstd, zlib or another engine outside the kernels compresses.
+ */
+function reshuffle(
+  mode: 1 | 2,
+  ts: number,
+  src: Uint8Array,
+  dst: Uint8Array,
+  inverse: boolean,
+): void {
+  const kernels = src.length >= KERNEL_SHUFFLE_MIN_BYTES ? blockKernels() : undefined;
+  if (kernels !== undefined) {
+    const done = inverse
+      ? kernels.unshuffleBlock(src, dst, ts, mode)
+      : kernels.shuffleBlock(src, dst, ts, mode);
+    if (done) return;
+  }
+  const run = mode === 1 ? (inverse ? unshuffle : shuffle) : inverse ? bitunshuffle : bitshuffle;
+  run(ts, src, 0, dst, 0, src.length);
+}
+
 /** A (de)compression in progress: yields inner engine calls, receives their results. */
 export type FrameJob<R> = Generator<Maybe<unknown>, R, unknown>;
 
@@ -278,10 +305,8 @@ export function* compressGen(
     put32(out, HEADER_SIZE + 4 * b, pos);
     let block: Uint8Array;
     if (tmp !== null) {
-      if (byteShuffle) shuffle(ts, src, start, tmp, 0, bsize);
-      else if (bsize >= ts) bitshuffle(ts, src, start, tmp, 0, bsize);
-      else tmp.set(src.subarray(start, start + bsize));
       block = tmp.subarray(0, bsize);
+      reshuffle(byteShuffle ? 1 : 2, ts, src.subarray(start, start + bsize), block, false);
     } else {
       block = src.subarray(start, start + bsize);
     }
@@ -407,11 +432,14 @@ export function* decompressGen(
       else yield engine.decompress(stream, dst);
       pos += csize;
     }
-    if (byteShuffle) unshuffle(ts, tmp!, 0, out, start, bsize);
-    else if (bitShuffle) {
-      if (bsize >= ts) bitunshuffle(ts, tmp!, 0, out, start, bsize);
-      else out.set(tmp!.subarray(0, bsize), start);
-    }
+    if (shuffled)
+      reshuffle(
+        mode as 1 | 2,
+        ts,
+        tmp!.subarray(0, bsize),
+        out.subarray(start, start + bsize),
+        true,
+      );
   }
   kernel?.finish(out, firstBlock * blocksize, Math.min(endBlock * blocksize, nbytes));
   return out;

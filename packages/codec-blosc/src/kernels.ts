@@ -51,6 +51,15 @@ export interface BlockKernels {
     layout: EncodeLayout,
     encoder: KernelEncoder,
   ): Uint8Array | null | undefined;
+  /**
+   * shuffle.ts's `shuffle` (`mode` 1) or `bitshuffle` (2) of `src` into `dst`
+   * (the same length, another buffer) with element size `ts`: the same bytes.
+   * False, with nothing written, when the module's memory cannot hold them.
+   * For blocks whose streams another engine (zstd, zlib) compresses.
+   */
+  shuffleBlock(src: Uint8Array, dst: Uint8Array, ts: number, mode: 1 | 2): boolean;
+  /** The inverse: shuffle.ts's `unshuffle` or `bitunshuffle`, as {@link shuffleBlock}. */
+  unshuffleBlock(src: Uint8Array, dst: Uint8Array, ts: number, mode: 1 | 2): boolean;
 }
 
 /** The stream formats the kernels decode and encode. */
@@ -104,6 +113,9 @@ export interface BloscChunkSession {
 interface Exports {
   memory: WebAssembly.Memory;
   __heap_base: WebAssembly.Global;
+  shuffle(src: number, dst: number, size: number, ts: number): void;
+  bitshuffle(src: number, dst: number, size: number, ts: number, scratch: number): void;
+  unshuffle_block(src: number, dst: number, size: number, ts: number, mode: number): void;
   lz4_decode(src: number, srcLen: number, dst: number, dstCap: number): number;
   blosc_block(
     chunk: number,
@@ -166,6 +178,22 @@ function wrap(exports: Exports): BlockKernels {
       return false; // no address space or memory left: the caller uses TypeScript
     }
   };
+  /** Copies `src` in, runs `kernel` (pointers to it, the output and one block of scratch), copies the output to `dst`. */
+  const reshuffle = (
+    src: Uint8Array,
+    dst: Uint8Array,
+    kernel: (from: number, to: number, scratch: number) => void,
+  ): boolean => {
+    const size = src.length;
+    const to = (base + size + 15) & ~15;
+    const scratch = (to + size + 15) & ~15;
+    const total = scratch + size - base;
+    if (dst.length !== size || total > MAX_KERNEL_BYTES || !ensure(total)) return false;
+    new Uint8Array(exports.memory.buffer).set(src, base);
+    kernel(base, to, scratch);
+    dst.set(new Uint8Array(exports.memory.buffer, to, size));
+    return true;
+  };
   return {
     lz4Decode(src, dst) {
       const dstPtr = (base + src.length + 15) & ~15;
@@ -209,6 +237,18 @@ function wrap(exports: Exports): BlockKernels {
           out.set(new Uint8Array(exports.memory.buffer, outPtr + from, to - from), from);
         },
       };
+    },
+    shuffleBlock(src, dst, ts, mode) {
+      return reshuffle(src, dst, (from, to, scratch) =>
+        mode === 1
+          ? exports.shuffle(from, to, src.length, ts)
+          : exports.bitshuffle(from, to, src.length, ts, scratch),
+      );
+    },
+    unshuffleBlock(src, dst, ts, mode) {
+      return reshuffle(src, dst, (from, to) =>
+        exports.unshuffle_block(from, to, src.length, ts, mode),
+      );
     },
     bloscEncode(src, { blocksize, ts, mode, split }, { codec, level }) {
       // [src][tmp: one block][scratch: one block][out: a memcpyed chunk + one stream's bound]

@@ -3,13 +3,16 @@
 // CodecError message for every malformed one (LZ4 block format: lz4_Block_format.md, "Block
 // format": token, literal length runs of 255, 2-byte little-endian offset,
 // match length + 4, last sequence literals only).
+import "@zarr/codec-gzip/register";
+import "@zarr/codec-zstd/register";
 import { randomBytes, smoothField } from "@zarr/test-utils";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { bloscCompressSync, bloscDecompressInto, bloscDecompressSync } from "../src/api.js";
-import { loadBlockKernels, useBlockKernels } from "../src/kernels.js";
+import { blockKernels, loadBlockKernels, useBlockKernels } from "../src/kernels.js";
 import { lz4Compress, lz4DecompressInto } from "../src/lz4.js";
-import { shuffle } from "../src/shuffle.js";
+import { bitshuffle, bitunshuffle, shuffle, unshuffle } from "../src/shuffle.js";
+import { makeCodec } from "./helpers.js";
 
 let loaded = false;
 beforeAll(async () => {
@@ -297,6 +300,50 @@ describe("when the module's memory cannot grow", () => {
       expect(grow).toHaveBeenCalled();
     } finally {
       grow.mockRestore();
+    }
+  });
+});
+
+describe("block (un)shuffles in the kernels, for streams of other engines (zstd, zlib)", () => {
+  it("shuffleBlock and unshuffleBlock: the bytes of shuffle.ts for typesizes 1..17, tails and odd sizes", () => {
+    const kernels = blockKernels();
+    expect(kernels).toBeDefined();
+    for (const mode of [1, 2] as const) {
+      for (let ts = 1; ts <= 17; ts++) {
+        for (const size of [0, 5, 8 * ts, 128 * ts + 3, 4096 + 8 * ts, 65_536 + 13, 131_072]) {
+          const src = randomBytes(size, 7 * ts + mode);
+          const label = `mode ${mode} ts ${ts} size ${size}`;
+          for (const [kernel, reference] of [
+            [kernels!.shuffleBlock, mode === 1 ? shuffle : bitshuffle],
+            [kernels!.unshuffleBlock, mode === 1 ? unshuffle : bitunshuffle],
+          ] as const) {
+            const expected = new Uint8Array(size);
+            reference(ts, src, 0, expected, 0, size);
+            const got = new Uint8Array(size).fill(0xa5);
+            expect(kernel(src, got, ts, mode), label).toBe(true);
+            expect(Buffer.from(got).equals(Buffer.from(expected)), label).toBe(true);
+          }
+        }
+      }
+    }
+  });
+
+  it("blosc zstd and zlib chunks of every shuffle and typesize decode to the data (through these kernels)", async () => {
+    const data = smoothField(200_000);
+    for (const cname of ["zstd", "zlib"] as const) {
+      for (const shuffleMode of [1, 2] as const) {
+        for (const typesize of [1, 2, 4, 8, 3]) {
+          const codec = makeCodec({ cname, clevel: 5, shuffle: shuffleMode, typesize }, typesize);
+          const packed = await codec.encode(data);
+          const label = `${cname} shuffle ${shuffleMode} ts ${typesize}`;
+          useBlockKernels(false);
+          const ts = await codec.decode(packed, data.length);
+          useBlockKernels(true);
+          const wasm = await codec.decode(packed, data.length);
+          expect(Buffer.from(wasm).equals(Buffer.from(data)), label).toBe(true);
+          expect(Buffer.from(ts).equals(Buffer.from(data)), label).toBe(true);
+        }
+      }
     }
   });
 });

@@ -363,6 +363,24 @@ __attribute__((export_name("blosclz_decode"))) int blosclz_decode(const u8 *src,
   }
 }
 
+/*
+ * shuffle.ts `unshuffle` (mode 1) or `bitunshuffle` (mode 2) of a block of
+ * `size` bytes: the same bytes, the tail that is not (bit)shuffled copied.
+ */
+__attribute__((export_name("unshuffle_block"))) void unshuffle_block(const u8 *src, u8 *dst,
+                                                                    u32 size, u32 ts, u32 mode) {
+  const u32 n = ts > 0 ? size / ts : 0;
+  u32 done = 0;
+  if (mode == 1 && ts > 1 && n > 0) {
+    unshuffle(src, dst, n, ts);
+    done = n * ts;
+  } else if (mode == 2 && n > 0 && n % 8 == 0) {
+    bitunshuffle(src, dst, n, ts);
+    done = n * ts;
+  }
+  if (done < size) __builtin_memcpy(dst + done, src + done, size - done);
+}
+
 /* ---- One Blosc 1 block of lz4 or blosclz streams, decoded and unshuffled -- */
 
 static inline u32 load_u32le(const u8 *p) {
@@ -401,17 +419,7 @@ __attribute__((export_name("blosc_block"))) int blosc_block(const u8 *chunk, u32
     }
     pos += csize;
   }
-  const u32 n = bsize / ts;
-  u32 done = 0; /* bytes of out written from tmp */
-  if (mode == 1) {
-    unshuffle(tmp, out, n, ts);
-    done = n * ts;
-  } else if (mode == 2 && bsize >= ts && n % 8 == 0) {
-    bitunshuffle(tmp, out, n, ts);
-    done = n * ts;
-  }
-  /* what is not (bit)shuffled is copied as it is */
-  if (mode != 0 && done < bsize) __builtin_memcpy(out + done, tmp + done, bsize - done);
+  if (mode != 0) unshuffle_block(tmp, out, bsize, ts, mode);
   return 0;
 }
 
