@@ -9,6 +9,7 @@ import {
   type BytesToBytesCodec,
   type CodecFactory,
   type CodecOptions,
+  releaseBuffer,
   throwIfAborted,
 } from "@zarr/core/codec";
 import { engine } from "#engine";
@@ -122,6 +123,19 @@ export class DeflateCodec implements BytesToBytesCodec {
       );
     }
     return out;
+  }
+
+  /**
+   * Decodes into `out`, whose length is the exact decoded size (any other is
+   * a `CodecError`, as for {@link decode}; `out` is then untouched). The
+   * engine's output is freed as soon as it is copied (core's
+   * `releaseBuffer`), so a read of many chunks leaves no dead buffers to the
+   * garbage collector.
+   */
+  async decodeInto(bytes: Uint8Array, out: Uint8Array, options?: CodecOptions): Promise<void> {
+    const decoded = await this.decode(bytes, out.length, options);
+    out.set(decoded);
+    releaseBuffer(decoded); // the engine's own buffer, handed to no one else
   }
 }
 

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import { releaseBuffer } from "@zarr/core/codec";
 import { nativeZstd } from "#native";
 import { type NativeZstd, OutputTooLarge } from "./native/types.js";
 import {
@@ -294,7 +295,7 @@ export function decompressFrame(frame: Uint8Array, capacity: number): Uint8Array
  * code 70 rather than write past it); returns the bytes written. Nothing is
  * left behind for the garbage collector: the WebAssembly build's output is
  * copied straight from its memory, and the native engine's buffer is freed
- * once copied (see {@link releaseBuffer}). Call {@link loadZstd} first.
+ * once copied (core's `releaseBuffer`). Call {@link loadZstd} first.
  */
 export function decompressFrameInto(frame: Uint8Array, dst: Uint8Array): number {
   return decompressWith(frame, dst.length, (decoded, owned) => {
@@ -336,34 +337,4 @@ function decompressWith<T>(
     if (code >= 0) throw new ZstdError(code);
     return take(new Uint8Array(z.memory.buffer, dst!, result >>> 0), false);
   });
-}
-
-/** Buffers below this size are left to the garbage collector. */
-const RELEASE_MIN_BYTES = 64 * 1024;
-
-const transferBuffer = (
-  ArrayBuffer.prototype as { transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer }
-).transfer;
-
-/**
- * Frees the memory of `view`, a buffer this module made and no one else
- * holds, at once (`ArrayBuffer.prototype.transfer(0)` detaches it) instead of
- * at the next garbage collection: a read of many chunks would otherwise keep
- * up to V8's external-memory allowance (64 MiB) of dead outputs, and take
- * fresh pages for each. Only a view of a whole, unshared buffer of at least
- * 64 KiB (up to 64 unused bytes after it: node:zlib's output buffer is one
- * byte longer than the output) is released, never a slice of a pool (Node's
- * `Buffer` pool hands out at most half of its buffer).
- */
-export function releaseBuffer(view: Uint8Array): void {
-  const buffer = view.buffer;
-  if (
-    transferBuffer !== undefined &&
-    buffer instanceof ArrayBuffer &&
-    view.byteOffset === 0 &&
-    buffer.byteLength - view.byteLength <= 64 &&
-    view.byteLength >= RELEASE_MIN_BYTES
-  ) {
-    transferBuffer.call(buffer, 0);
-  }
 }

@@ -8,7 +8,7 @@ import { CodecError } from "@zarr/core";
 import { randomBytes, smoothField } from "@zarr/test-utils";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadZstd, releaseBuffer, useNativeZstd, zstdEngine } from "../src/engine.js";
+import { loadZstd, useNativeZstd, zstdEngine } from "../src/engine.js";
 import { cat, rawFrame, skippableFrame, stripContentSize } from "./helpers.js";
 
 useNativeZstd(true);
@@ -120,42 +120,7 @@ describe.each(engines)("ZstdCodec.decodeInto (%s engine)", (engine) => {
   });
 });
 
-describe("releaseBuffer", () => {
-  const hasTransfer =
-    typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === "function";
-
-  it.skipIf(!hasTransfer)(
-    "frees a whole buffer of 64 KiB or more at once (up to 64 bytes unused after it)",
-    () => {
-      for (const [size, used] of [
-        [64 * 1024, 64 * 1024],
-        [100_064, 100_000],
-      ]) {
-        const view = new Uint8Array(new ArrayBuffer(size), 0, used);
-        releaseBuffer(view);
-        expect(view.length).toBe(0); // detached
-      }
-    },
-  );
-
-  it("leaves alone what others may share: slices, pool buffers, small and shared buffers", () => {
-    const big = new Uint8Array(256 * 1024);
-    const kept = [
-      big.subarray(0, 128 * 1024), // part of a buffer
-      big.subarray(0, big.length - 65), // all but 65 bytes of it
-      big.subarray(1), // not from its start
-      Buffer.allocUnsafe(1000), // a slice of Node's Buffer pool
-      new Uint8Array(1000), // below the threshold
-      new Uint8Array(new SharedArrayBuffer(128 * 1024)),
-    ];
-    for (const view of kept) {
-      const length = view.length;
-      releaseBuffer(view);
-      expect(view.length).toBe(length);
-    }
-    expect(big.length).toBe(256 * 1024);
-  });
-
+describe("ZstdCodec.decodeInto memory", () => {
   it.skipIf(zstdEngine() !== "native")(
     "native decodes into caller memory leave no dead outputs behind (array buffers stay flat)",
     async () => {
@@ -172,7 +137,7 @@ describe("releaseBuffer", () => {
       }
       // 150 MiB of outputs went through; without the release they pile up to
       // V8's external allowance (64 MiB) between collections.
-      expect(peak).toBeLessThan(16 * 2 ** 20);
+      expect(peak).toBeLessThan(4 * 2 ** 20); // less than one output
     },
   );
 });

@@ -37,6 +37,7 @@ export {
   boundedDecode,
   ConfigReader,
   DEFAULT_MAX_DECODED_SIZE,
+  releaseBuffer,
 } from "./codecs/authoring.js";
 export {
   type ChunkTarget,

@@ -34,7 +34,8 @@ export interface DeflateEngine {
    * allocated little more than that. With `exact`, `maxSize` is the exact
    * decoded size and the engine may allocate it up front; without, it is
    * only a bound that hostile data may claim in full, so the engine grows
-   * its output as it goes instead.
+   * its output as it goes instead. The returned bytes are the caller's: the
+   * engine keeps no reference to them and never reuses their memory.
    */
   decompress(
     data: Uint8Array,

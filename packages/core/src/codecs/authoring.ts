@@ -175,3 +175,50 @@ export function boundedDecode(
   }
   return out;
 }
+
+/** Buffers below this size are left to the garbage collector. */
+const RELEASE_MIN_BYTES = 64 * 1024;
+
+const transferBuffer = (
+  ArrayBuffer.prototype as { transfer?: (this: ArrayBuffer, length?: number) => ArrayBuffer }
+).transfer;
+
+/**
+ * Frees the memory of `view` at once instead of at a later garbage
+ * collection, for a codec that made the buffer (e.g. an engine's output it
+ * has copied into `decodeInto`'s target) and hands it to no one: a read of
+ * many chunks would otherwise keep up to V8's external-memory allowance
+ * (64 MiB) of dead buffers and take fresh pages for each. Uses
+ * `ArrayBuffer.prototype.transfer(0)`, which detaches the buffer (every view
+ * of it then has length 0); does nothing where that is missing (Node < 21).
+ *
+ * Only a view of at least 64 KiB from the start of an unshared buffer, with at
+ * most 64 unused bytes after it, is released: never a slice of a pool (Node's
+ * `Buffer` pool hands out at most half of its buffer) or of a larger buffer.
+ * Returns whether it was released.
+ *
+ * @example
+ * ```ts
+ * import { releaseBuffer } from "@zarr/core/codec";
+ * declare function inflate(bytes: Uint8Array): Uint8Array; // returns a fresh buffer
+ * function decodeInto(bytes: Uint8Array, out: Uint8Array): void {
+ *   const decoded = inflate(bytes);
+ *   out.set(decoded);
+ *   releaseBuffer(decoded); // no one else holds it
+ * }
+ * ```
+ */
+export function releaseBuffer(view: Uint8Array): boolean {
+  const buffer = view.buffer;
+  if (
+    transferBuffer === undefined ||
+    !(buffer instanceof ArrayBuffer) ||
+    view.byteOffset !== 0 ||
+    buffer.byteLength - view.byteLength > 64 ||
+    view.byteLength < RELEASE_MIN_BYTES
+  ) {
+    return false;
+  }
+  transferBuffer.call(buffer, 0);
+  return true;
+}
