@@ -5,7 +5,7 @@
  * module's memory (SIMD128 byte unshuffles of 2-, 4- and 8-byte elements and
  * bitunshuffle), and
  * whole chunks shuffled or bitshuffled and compressed with LZ4 or blosclz
- * there (the same bytes as the TypeScript encoders). The module (12.8 kB)
+ * there (the same bytes as the TypeScript encoders). The module (13.0 kB)
  * loads with `import()` the first time a kernel is asked for. The TypeScript
  * implementation serves until it is ready, and for good where
  * WebAssembly, its SIMD or its bulk-memory instructions are missing (the
