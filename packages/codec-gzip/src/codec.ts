@@ -32,6 +32,10 @@ export const DEFAULT_MAX_DECODED_SIZE = 1 << 30;
 const GZIP_FRAMING = 256 * 1024;
 const ZLIB_FRAMING = 64 * 1024;
 
+/** Whether this platform can free a buffer at once (see `releaseBuffer`). */
+const CAN_RELEASE =
+  typeof (ArrayBuffer.prototype as { transfer?: unknown }).transfer === "function";
+
 /** Options of {@link DeflateCodec}. */
 export interface DeflateCodecOptions {
   /** Compression level 0 (store) .. 9 (smallest). */
@@ -64,6 +68,13 @@ export class DeflateCodec implements BytesToBytesCodec {
     this.#path = options.path ?? "";
     this.#engine = options.engine ?? engine;
     this.level = parseLevel({ level: options.level }, this.name, this.#path, 0);
+    if (CAN_RELEASE) {
+      this.decodeInto = async (bytes, out, options) => {
+        const decoded = await this.decode(bytes, out.length, options);
+        out.set(decoded);
+        releaseBuffer(decoded); // the engine's own buffer, handed to no one else
+      };
+    }
   }
 
   toJSON(): JsonObject {
@@ -127,16 +138,18 @@ export class DeflateCodec implements BytesToBytesCodec {
 
   /**
    * Decodes into `out`, whose length is the exact decoded size (any other is
-   * a `CodecError`, as for {@link decode}; `out` is then untouched). The
-   * engine's output is freed as soon as it is copied (core's
-   * `releaseBuffer`), so a read of many chunks leaves no dead buffers to the
-   * garbage collector.
+   * a `CodecError`, as for {@link decode}; `out` is then untouched), and
+   * frees the engine's output as soon as it is copied (core's
+   * `releaseBuffer`), so that a read of many chunks leaves no dead buffers to
+   * the garbage collector. Present only where that is possible
+   * (`ArrayBuffer.prototype.transfer`: Node ≥ 21, current browsers); elsewhere
+   * it would only add a copy, and arrays use {@link decode}.
    */
-  async decodeInto(bytes: Uint8Array, out: Uint8Array, options?: CodecOptions): Promise<void> {
-    const decoded = await this.decode(bytes, out.length, options);
-    out.set(decoded);
-    releaseBuffer(decoded); // the engine's own buffer, handed to no one else
-  }
+  readonly decodeInto?: (
+    bytes: Uint8Array,
+    out: Uint8Array,
+    options?: CodecOptions,
+  ) => Promise<void>;
 }
 
 /** Default levels: zarr-python 3 writes gzip level 5 for v3; numcodecs defaults to 1. */
