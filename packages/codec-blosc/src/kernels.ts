@@ -179,7 +179,7 @@ function wrap(exports: Exports): BlockKernels {
     }
   };
   /** Copies `src` in, runs `kernel` (pointers to it, the output and one block of scratch), copies the output to `dst`. */
-  const reshuffle = (
+  const throughModule = (
     src: Uint8Array,
     dst: Uint8Array,
     kernel: (from: number, to: number, scratch: number) => void,
@@ -239,14 +239,14 @@ function wrap(exports: Exports): BlockKernels {
       };
     },
     shuffleBlock(src, dst, ts, mode) {
-      return reshuffle(src, dst, (from, to, scratch) =>
+      return throughModule(src, dst, (from, to, scratch) =>
         mode === 1
           ? exports.shuffle(from, to, src.length, ts)
           : exports.bitshuffle(from, to, src.length, ts, scratch),
       );
     },
     unshuffleBlock(src, dst, ts, mode) {
-      return reshuffle(src, dst, (from, to) =>
+      return throughModule(src, dst, (from, to) =>
         exports.unshuffle_block(from, to, src.length, ts, mode),
       );
     },
