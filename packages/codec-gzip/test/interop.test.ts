@@ -90,6 +90,39 @@ describe.skipIf(!python)("interop with numcodecs (C zlib via python)", () => {
       }
     });
 
+    it.skipIf(!new DeflateCodec("gzip", { level: 1 }).decodeInto)(
+      "decodeInto writes numcodecs' GZip and Zlib output and python's two-member streams exactly",
+      async () => {
+        const perInput = LEVELS.length * 2 + 1;
+        for (const [i, { name, data }] of inputs.entries()) {
+          const streams: [DeflateCodec, Uint8Array, string][] = [
+            [
+              new DeflateCodec("gzip", { level: 1, engine }),
+              theirs[i * perInput + perInput - 1]!,
+              "two members",
+            ],
+          ];
+          for (const [j, level] of LEVELS.entries()) {
+            streams.push([
+              new DeflateCodec("gzip", { level, engine }),
+              theirs[i * perInput + 2 * j]!,
+              `gzip ${level}`,
+            ]);
+            streams.push([
+              new DeflateCodec("zlib", { level, engine }),
+              theirs[i * perInput + 2 * j + 1]!,
+              `zlib ${level}`,
+            ]);
+          }
+          for (const [codec, stream, label] of streams) {
+            const out = new Uint8Array(data.length).fill(0xa5);
+            await codec.decodeInto!(stream, out);
+            expect(sameBytes(out, data), `${name} ${label}`).toBe(true);
+          }
+        }
+      },
+    );
+
     it("decodes python's two-member gzip streams (RFC 1952: members concatenate)", async () => {
       const perInput = LEVELS.length * 2 + 1;
       for (const [i, { data }] of inputs.entries()) {

@@ -96,6 +96,17 @@ describe.skipIf(!python)("interop with libzstd (numcodecs, python-zstd, zstd CLI
     }
   });
 
+  it("decodeInto writes numcodecs, python-zstd and zstd CLI frames exactly (one, two concatenated, no content size)", async () => {
+    for (const [i, { name, data }] of inputs.entries()) {
+      const last = haveCli ? LEVELS.length * 2 + 4 : LEVELS.length * 2 + 1;
+      for (let k = 0; k < last; k++) {
+        const out = new Uint8Array(data.length).fill(0xa5);
+        await new ZstdCodec().decodeInto(theirs[i]![k]!, out);
+        expect(sameBytes(out, data), `${name} stream ${k}`).toBe(true);
+      }
+    }
+  });
+
   it("decodes two concatenated frames from different writers", async () => {
     for (const [i, { data }] of inputs.entries()) {
       const stream = theirs[i]![LEVELS.length * 2]!;
