@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import ProgressReporter from "./.ci/progress-reporter.mjs";
 
 // One vitest run over every workspace package. Tests import packages by name;
 // the "source" export condition points them at TypeScript sources, so unit
@@ -16,9 +17,16 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     // CI also writes a JSON report, from which .ci/run prints "N passed, M failed"
-    // (ZARR_TEST_REPORT names another file: the Node 24 run writes its own).
-    reporters: process.env.CI
-      ? ["default", ["json", { outputFile: process.env.ZARR_TEST_REPORT ?? ".ci/results.json" }]]
-      : ["default"],
+    // (ZARR_TEST_REPORT names another file: the Node 24 run writes its own), and,
+    // with ZARR_TEST_PROGRESS, a log of what started when (named if a run hangs).
+    reporters: [
+      "default",
+      ...(process.env.CI
+        ? [["json", { outputFile: process.env.ZARR_TEST_REPORT ?? ".ci/results.json" }] as const]
+        : []),
+      ...(process.env.ZARR_TEST_PROGRESS
+        ? [new ProgressReporter(process.env.ZARR_TEST_PROGRESS)]
+        : []),
+    ],
   },
 });
