@@ -11,7 +11,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { open, rename, unlink } from "node:fs/promises";
+import { type FileHandle, open, rename, unlink } from "node:fs/promises";
 import { errorCode } from "./fs-errors.js";
 import { TEMP_PREFIX } from "./paths.js";
 import { CREATE_FLAGS, type Dir, type RootedTree } from "./tree.js";
@@ -24,15 +24,16 @@ const RETRIES = 6;
 
 /**
  * Atomically replaces (or creates) the file `name` in the directory
- * `dirSegments` of `tree` with `value`, creating missing directories (never
- * through a symbolic link). With `durable`, the file and then the directory
+ * `dirSegments` of `tree` with `value` (one buffer, or views written end to end
+ * by one gathering write), creating missing directories (never through a
+ * symbolic link). With `durable`, the file and then the directory
  * are fsynced, so the new value survives a power loss once this resolves.
  */
 export async function writeFileAtomic(
   tree: RootedTree,
   dirSegments: readonly string[],
   name: string,
-  value: Uint8Array,
+  value: Uint8Array | readonly Uint8Array[],
   durable: boolean,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
@@ -54,13 +55,19 @@ export async function writeFileAtomic(
   }
 }
 
-async function writeIn(dir: Dir, name: string, value: Uint8Array, durable: boolean) {
+async function writeIn(
+  dir: Dir,
+  name: string,
+  value: Uint8Array | readonly Uint8Array[],
+  durable: boolean,
+) {
   const temp = dir.child(`${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
   const handle = await open(temp, CREATE_FLAGS, 0o666);
   let renamed = false;
   try {
     try {
-      await handle.writeFile(value);
+      if (value instanceof Uint8Array) await handle.writeFile(value);
+      else await writeViews(handle, value);
       if (durable) await handle.sync();
     } finally {
       await handle.close();
@@ -70,5 +77,28 @@ async function writeIn(dir: Dir, name: string, value: Uint8Array, durable: boole
     if (durable) await dir.sync();
   } finally {
     if (!renamed) await unlink(temp).catch(() => {});
+  }
+}
+
+/** Linux takes at most this many buffers per `writev` (IOV_MAX). */
+const MAX_VIEWS_PER_WRITE = 1024;
+
+/** Writes `views` end to end from the start of the new file `handle`, resuming after short writes (exported for tests). */
+export async function writeViews(handle: FileHandle, views: readonly Uint8Array[]): Promise<void> {
+  const pending = views.filter((view) => view.length > 0);
+  let position = 0;
+  let k = 0; // the first view not wholly written...
+  let skip = 0; // ...and how much of it is
+  while (k < pending.length) {
+    const batch: Uint8Array[] = [];
+    for (let j = k; j < pending.length && batch.length < MAX_VIEWS_PER_WRITE; j++) {
+      batch.push(j === k ? pending[j].subarray(skip) : pending[j]);
+    }
+    const { bytesWritten } = await handle.writev(batch, position);
+    if (!(bytesWritten > 0)) throw new Error(`writev wrote ${bytesWritten} bytes`);
+    position += bytesWritten;
+    let done = skip + bytesWritten;
+    while (k < pending.length && done >= pending[k].length) done -= pending[k++].length;
+    skip = done;
   }
 }

@@ -258,6 +258,37 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   }
 
   /**
+   * Stores the views laid end to end as the value of `key`, like `set` of their
+   * concatenation (atomic replace, `durable` alike), written by gathering
+   * writes straight from the views: an uncompressed chunk goes from its rows in
+   * the caller's array to the file without a buffer in between.
+   *
+   * @example
+   * ```ts
+   * import { FileSystemStore } from "@zarr/store-fs";
+   * const store = new FileSystemStore("data.zarr");
+   * const rows = new Uint8Array(8);
+   * await store.setFrom("c/0", [rows.subarray(0, 4), rows.subarray(4)]);
+   * ```
+   */
+  async setFrom(key: string, from: readonly Uint8Array[], options?: StoreOptions) {
+    throwIfAborted(options?.signal, key);
+    const { path, segments } = this.#key(key);
+    if (!Array.isArray(from)) {
+      throw new StoreError(`setFrom of key ${JSON.stringify(key)} expects an array of Uint8Array`, {
+        path: key,
+      });
+    }
+    for (const view of from) validateValue(view, key);
+    const name = segments.pop()!;
+    try {
+      await writeFileAtomic(this.#tree, segments, name, from, this.#durable);
+    } catch (error) {
+      throw fsError("setFrom", key, path, error);
+    }
+  }
+
+  /**
    * Applies partial writes by read-modify-write of each key, then an atomic
    * replace: readers never see a half-applied write. Concurrent partial writes
    * to the same key (from several processes) can lose one of the updates.

@@ -6,9 +6,10 @@
  * @module
  */
 
+import { gatherSources } from "../codecs/decode-to.js";
 import type { NDArray } from "../codecs/types.js";
 import type { DataArray } from "../dtypes/types.js";
-import { throwIfAborted, ValueError } from "../errors.js";
+import { IndexError, throwIfAborted, ValueError } from "../errors.js";
 import { childKey } from "../hierarchy/paths.js";
 import {
   type Axis,
@@ -71,15 +72,61 @@ export async function storeChunk(
   options: SetOptions,
   owned: boolean,
 ): Promise<void> {
-  // A cached index of this shard is no longer to be trusted (dropped before and after,
-  // so that a read running meanwhile cannot leave the old one behind).
+  await replacingShard(ctx, key, options, () => writeChunk(ctx, key, data, options, owned));
+}
+
+/**
+ * Runs `write` of the value of `key`. A cached index of this shard is no longer
+ * to be trusted: it is dropped before and after, so that a read running
+ * meanwhile cannot leave the old one behind.
+ */
+async function replacingShard(
+  ctx: ArrayContext,
+  key: string,
+  options: SetOptions,
+  write: () => Promise<void>,
+): Promise<void> {
   const cache = options.shardIndexCache;
   cache?.delete(ctx.store.inner, key);
   try {
-    await writeChunk(ctx, key, data, options, owned);
+    await write();
   } finally {
     cache?.delete(ctx.store.inner, key);
   }
+}
+
+/**
+ * Stores one whole chunk straight from the caller's array: `runs` are views of
+ * `source` (a typed array) holding the chunk's stored bytes in order (see
+ * `gatherSources`), written by the store without a chunk buffer in between
+ * (`WritableStore.setFrom`). Erased instead when it equals the fill value.
+ */
+async function storeChunkFrom(
+  ctx: ArrayContext,
+  key: string,
+  runs: readonly Uint8Array[],
+  source: ArrayBufferView,
+  options: SetOptions,
+): Promise<void> {
+  const { dataType, fillValue, keepFillChunks } = ctx.derived().parts;
+  const View = source.constructor as new (b: ArrayBufferLike, at: number, n: number) => DataArray;
+  const slotBytes = (source as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
+  const isFill = (run: Uint8Array) => {
+    const slots = run.byteLength / slotBytes;
+    return dataType.isFill(
+      new View(run.buffer, run.byteOffset, slots),
+      fillValue,
+      0,
+      slots / dataType.width,
+    );
+  };
+  await replacingShard(ctx, key, options, async () => {
+    if (!options.writeEmptyChunks && !keepFillChunks && runs.every(isFill)) {
+      await ctx.store.erase(key, options);
+    } else {
+      await ctx.store.setFrom(key, runs, options);
+    }
+  });
 }
 
 /** Encodes and stores one chunk, or erases it when it equals the fill value. */
@@ -125,6 +172,17 @@ export async function writeSelection(
   // the next chunks (no fresh memory, and its page faults, per chunk).
   const spare: DataArray[] | undefined =
     ctx.store.copiesOnSet && ArrayBuffer.isView(dataType.allocate(0)) ? [] : undefined;
+  // Whole chunks stored as their memory go from the value's memory to a store
+  // that writes views (a file's rows from their places): no chunk buffer, no copy.
+  const codecs = ctx.derived().parts.codecs;
+  const gathers =
+    source.kind === "array" &&
+    source.offset === 0 &&
+    ArrayBuffer.isView(source.data) &&
+    ctx.store.gathersOnSet &&
+    codecs.storedAsMemory
+      ? source
+      : undefined;
   await forEachConcurrent(
     projectChunks(sel, ctx.shape, ctx.chunkShape),
     options.concurrency ?? DEFAULT_CONCURRENCY,
@@ -133,6 +191,19 @@ export async function writeSelection(
       await withKeyLock(ctx.store, key, () =>
         ctx.keyed(key, async () => {
           throwIfAborted(options.signal, key);
+          const runs =
+            gathers && p.complete
+              ? gatherSources(codecs, {
+                  out: gathers.data,
+                  chunkSel: p.chunkSel,
+                  outAxes: p.outAxes,
+                  outStrides: gathers.strides,
+                })
+              : undefined;
+          if (runs !== undefined && gathers !== undefined) {
+            await storeChunkFrom(ctx, key, runs, gathers.data as ArrayBufferView, options);
+            return;
+          }
           let data: DataArray;
           const existing = p.complete ? undefined : await ctx.readChunk(p.chunkCoords, options);
           const reused = existing ? undefined : spare?.pop();
@@ -177,6 +248,41 @@ export async function writeSelection(
   );
 }
 
+/**
+ * A value's strides (in elements) must be integers that keep every element of
+ * its shape inside its data: both the buffered copy and the gather write (views
+ * of the value's memory, see `gatherSources`) rely on it.
+ */
+function checkValueStrides(
+  ctx: ArrayContext,
+  data: DataArray,
+  shape: readonly number[],
+  strides: readonly number[],
+  width: number,
+): void {
+  const where = `${ctx.where}: value strides [${strides.join(", ")}]`;
+  if (
+    !Array.isArray(strides) ||
+    strides.length !== shape.length ||
+    !strides.every((s) => Number.isSafeInteger(s))
+  ) {
+    throw new IndexError(`${where} must be ${shape.length} integers`, { path: ctx.path });
+  }
+  let lo = 0;
+  let hi = 0;
+  for (let d = 0; d < shape.length; d++) {
+    const reach = (shape[d] - 1) * strides[d];
+    if (reach < 0) lo += reach;
+    else hi += reach;
+  }
+  if (lo < 0 || !Number.isSafeInteger(hi) || (hi + 1) * width > data.length) {
+    throw new IndexError(
+      `${where} reach element ${lo < 0 ? lo : hi} of shape [${shape.join(", ")}], outside its data of ${Math.floor(data.length / width)} elements`,
+      { path: ctx.path },
+    );
+  }
+}
+
 /** The value to write: one scalar broadcast, or an array laid out like the selection. */
 export function valueSource(
   ctx: ArrayContext,
@@ -196,12 +302,9 @@ export function valueSource(
       );
     }
     checkDataKind(ctx, value.data, n);
-    return {
-      kind: "array",
-      data: value.data,
-      offset: 0,
-      strides: value.stride ?? cStrides(shape),
-    };
+    const strides = value.stride ?? cStrides(shape);
+    if (n > 0) checkValueStrides(ctx, value.data, shape, strides, dataType.width);
+    return { kind: "array", data: value.data, offset: 0, strides };
   }
   const isRawScalar =
     dataType.kind === "raw" && value instanceof Uint8Array && value.length === dataType.width;

@@ -227,6 +227,22 @@ export function scatterTargets(
 }
 
 /**
+ * The mirror of {@link scatterTargets} for writes: where a whole chunk's stored
+ * bytes lie in `source` (a typed array laid out like the decoded chunk; its
+ * selection described as a {@link ChunkTarget}), as views of the source's
+ * memory in the chunk's C order, when the chunk is stored as its memory and is
+ * written whole and in order. A store can then write the chunk from the
+ * caller's array (`WritableStore.setFrom`). `undefined` otherwise, or when the
+ * runs are too short to pay.
+ */
+export function gatherSources(
+  pipeline: CodecPipeline,
+  source: ChunkTarget,
+): Uint8Array[] | undefined {
+  return scatterTargets(pipeline, source);
+}
+
+/**
  * The output memory a whole decoded chunk of `size` bytes fills, as views in
  * the chunk's C order, one per run of consecutive output positions; `undefined`
  * unless the whole chunk is selected in order into a typed array laid out like

@@ -106,6 +106,17 @@ function scatter(value: Uint8Array, into: readonly Uint8Array[]): void {
   }
 }
 
+/** The views laid end to end, in a new array. */
+function joinViews(views: readonly Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(views.reduce((n, v) => n + v.length, 0));
+  let at = 0;
+  for (const view of views) {
+    joined.set(view, at);
+    at += view.length;
+  }
+  return joined;
+}
+
 function missing(operation: string, needs: string): StoreCapabilityError {
   return new StoreCapabilityError(`store does not support ${operation}: it has no ${needs}`);
 }
@@ -120,6 +131,7 @@ class ResolvedStore implements Store {
   readonly writable: boolean;
   readonly listable: boolean;
   readonly copiesOnSet: boolean;
+  readonly gathersOnSet: boolean;
 
   /** The inner store's location, read on each use (a store may resolve it late). */
   get location(): string | undefined {
@@ -129,6 +141,7 @@ class ResolvedStore implements Store {
 
   constructor(readonly inner: AnyStore) {
     this.copiesOnSet = inner.copiesOnSet === true;
+    this.gathersOnSet = typeof inner.setFrom === "function";
     this.writable = typeof inner.set === "function" && typeof inner.erase === "function";
     this.listable = typeof inner.list === "function";
   }
@@ -248,6 +261,21 @@ class ResolvedStore implements Store {
     if (typeof set !== "function") throw missing("set", "set()");
     const checked = validateValue(value, key);
     await changing(this.inner, { keys: [key] }, () => set.call(this.inner, key, checked, options));
+  }
+
+  async setFrom(key: string, from: readonly Uint8Array[], options?: StoreOptions) {
+    if (!Array.isArray(from)) {
+      throw new StoreError(`setFrom of key ${JSON.stringify(key)} expects an array of Uint8Array`, {
+        path: key,
+      });
+    }
+    // Validated before anything is joined: a wider typed array would be converted.
+    for (const view of from) validateValue(view, key);
+    const setFrom = this.inner.setFrom;
+    if (typeof setFrom !== "function") return this.set(key, joinViews(from), options);
+    throwIfAborted(options?.signal, key);
+    validateKey(key);
+    await changing(this.inner, { keys: [key] }, () => setFrom.call(this.inner, key, from, options));
   }
 
   async setPartialValues(writes: readonly KeyWrite[], options?: StoreOptions) {

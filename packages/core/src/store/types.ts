@@ -115,6 +115,15 @@ export interface WritableStore {
   readonly copiesOnSet?: boolean;
   /** Stores `value` under `key`, replacing any previous value atomically where the backend allows. */
   set(key: string, value: Uint8Array, options?: StoreOptions): Promise<void>;
+  /**
+   * Optional: stores the views of `from`, laid end to end, as the value of
+   * `key`, exactly as `set` would store their concatenation (a gather write: a
+   * file store writes an uncompressed chunk's rows from their places in the
+   * caller's array, without joining them in a buffer first). Like `set`, it
+   * keeps no reference to the views once it resolves. Stores without it get
+   * core's fallback: the views joined, then `set`.
+   */
+  setFrom?(key: string, from: readonly Uint8Array[], options?: StoreOptions): Promise<void>;
   /** Writes byte ranges into existing (or new, zero-extended) values. */
   setPartialValues?(writes: readonly KeyWrite[], options?: StoreOptions): Promise<void>;
   /** Removes `key`; removing a missing key is not an error. */
@@ -174,6 +183,13 @@ export interface Store {
   readonly copiesOnSet: boolean;
   has(key: string, options?: StoreOptions): Promise<boolean>;
   set(key: string, value: Uint8Array, options?: StoreOptions): Promise<void>;
+  /**
+   * Stores the views of `from`, laid end to end, as the value of `key` (see
+   * {@link WritableStore.setFrom}); stores without it get the views joined, then `set`.
+   */
+  setFrom(key: string, from: readonly Uint8Array[], options?: StoreOptions): Promise<void>;
+  /** True when the wrapped store has its own {@link WritableStore.setFrom} (no joining copy). */
+  readonly gathersOnSet: boolean;
   setPartialValues(writes: readonly KeyWrite[], options?: StoreOptions): Promise<void>;
   erase(key: string, options?: StoreOptions): Promise<void>;
   eraseValues(keys: readonly string[], options?: StoreOptions): Promise<void>;

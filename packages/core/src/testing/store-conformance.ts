@@ -421,6 +421,36 @@ export function storeConformanceCases(options: StoreConformanceOptions): Conform
       }),
     );
 
+    add("setFrom: views laid end to end store what set of their concatenation stores", () =>
+      withStore({ over: pattern(5000, 40) }, async (store) => {
+        const whole = pattern(3007, 41);
+        // 1,500 views (more than one gathering write takes), empty views among them.
+        const many = Array.from({ length: 1500 }, (_, i) =>
+          i % 7 === 3 ? new Uint8Array(0) : whole.subarray(2 * i, 2 * i + 2),
+        );
+        const cases: Record<string, Uint8Array[]> = {
+          rows: [whole.subarray(0, 1000), whole.subarray(1000, 2000), whole.subarray(2000)],
+          none: [],
+          many,
+          over: [whole.subarray(0, 10)],
+        };
+        // What set of the concatenation would store (copied before the views change).
+        const expected = Object.entries(cases).map(([key, from]) => [key, concat(from)] as const);
+        for (const [key, from] of Object.entries(cases)) await store.setFrom(key, from);
+        whole.fill(0); // the store keeps its own copy
+        for (const [key, value] of expected) {
+          checkBytes(await store.get(key), value, `get("${key}") after setFrom`);
+          check((await store.getSize(key)) === value.length, `getSize("${key}") after setFrom`);
+        }
+        await checkRejects(
+          () => store.setFrom("bad", [new Uint16Array(2) as unknown as Uint8Array]),
+          StoreError,
+          "setFrom of a Uint16Array view",
+        );
+        checkBytes(await store.get("bad"), undefined, "nothing written by a rejected setFrom");
+      }),
+    );
+
     add("set: rejects values that are not Uint8Array", () =>
       withStore({}, async (store) => {
         for (const value of ["text", [1, 2], new Uint16Array(2), null]) {
