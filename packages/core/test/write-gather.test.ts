@@ -207,6 +207,7 @@ describe("gather writes store exactly what buffered writes store", () => {
       { data: big.subarray(0, 4096), stride: [512.5, 1] },
       { data: big.subarray(0, 4096), stride: ["512", 1] },
       { data: big.subarray(0, 4096), stride: [512] },
+      { data: big.subarray(0, 4096), stride: "512,1" },
     ];
     for (const store of [new GatheringStore(), new MemoryStore()]) {
       const a = await createArray(store, "a", {

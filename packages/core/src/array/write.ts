@@ -260,7 +260,8 @@ function checkValueStrides(
   strides: readonly number[],
   width: number,
 ): void {
-  const where = `${ctx.where}: value strides [${strides.join(", ")}]`;
+  const listed = Array.isArray(strides) ? strides.join(", ") : String(strides);
+  const where = `${ctx.where}: value strides [${listed}]`;
   if (
     !Array.isArray(strides) ||
     strides.length !== shape.length ||
