@@ -159,7 +159,9 @@ describe("retries", () => {
       }),
     );
     const t = Date.now();
-    await expect(s.get("v")).rejects.toThrow(/503/);
+    // The last answer (503) or, when the time runs out during a request on a
+    // loaded machine, the timeout: either way an error within bounded time.
+    await expect(s.get("v")).rejects.toThrow(/503|timed out after 200 ms/);
     expect(Date.now() - t).toBeLessThan(1000);
   });
 
