@@ -129,6 +129,12 @@ export class BloscCodec implements BytesToBytesCodec {
     if (clevel === 0 || bytes.length < 128) {
       return runSync(compressGen(bytes, params, NO_ENGINE, path, true));
     }
+    // The kernels shuffle every block and compress lz4 and blosclz streams:
+    // wait for their first load once, as decoding does, so that the first
+    // chunks of a process do not run in the slower TypeScript encoders.
+    const kernels =
+      usesKernels(FORMAT_CODES[cname]) || params.shuffle !== 0 ? kernelsLoading() : undefined;
+    if (kernels) return kernels.then(() => this.#encode(bytes));
     const engine = this.#engine(cname, clevel);
     if (engine instanceof Promise) {
       return engine.then((e) => runAsync(compressGen(bytes, params, e, path)));
