@@ -77,9 +77,10 @@ describe("configuration (numcodecs/pcodec.py)", () => {
     }
   });
 
-  it("registers pcodec (v2) and numcodecs.pcodec (v3)", () => {
-    expect(codecRegistry.getSync("pcodec")).toBe(pcodecCodec);
-    expect(codecRegistry.getSync("numcodecs.pcodec")).toBe(numcodecsPcodecCodec);
+  it("registers pcodec (v2) and numcodecs.pcodec (v3), lazily", async () => {
+    expect(codecRegistry.getSync("pcodec")).toBeUndefined(); // a loader, not the factory
+    expect(await codecRegistry.get("pcodec")).toBe(pcodecCodec);
+    expect(await codecRegistry.get("numcodecs.pcodec")).toBe(numcodecsPcodecCodec);
   });
 });
 

@@ -1,10 +1,14 @@
 /**
  * Registers the `s3:` URL scheme: `import "@zarr/store-s3/register"`.
  *
+ * The registration is lazy: the store's implementation is imported the first
+ * time a URL of the scheme is opened.
+ *
  * @module
  */
 
 import { registerStore } from "@zarr/core";
-import { s3StoreOpener } from "./opener.js";
 
-registerStore("s3", s3StoreOpener);
+const opener = { load: () => import("./opener.js").then((m) => m.s3StoreOpener) };
+
+registerStore("s3", opener);
