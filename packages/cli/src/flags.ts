@@ -35,6 +35,15 @@ export const STORE_HELP = `store options (URLs: paths, file:, http(s):, zip:, s3
 /** The values of {@link STORE_FLAGS} as parsed by `util.parseArgs`. */
 export type StoreFlags = Partial<Record<keyof typeof STORE_FLAGS, string | boolean>>;
 
+/** `--workers N`: threads for chunk codecs (`zarr get`, `zarr copy`; see workers.ts). */
+export const WORKERS_FLAG = { workers: { type: "string" } } as const;
+
+/** Help text for {@link WORKERS_FLAG}; `byDefault` (lines after the first indented) says what runs without it. */
+export function workersHelp(byDefault: string): string {
+  return `  --workers N        threads that decode and encode compressed chunks besides this
+                     one, 0 to 1024 (default ${byDefault}`;
+}
+
 /** Layout flags shared by `zarr create` and `zarr copy`. */
 export const LAYOUT_FLAGS = {
   format: { type: "string" },

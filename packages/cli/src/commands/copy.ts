@@ -1,5 +1,5 @@
 import type { Command } from "../command.js";
-import { LAYOUT_FLAGS, LAYOUT_HELP, STORE_HELP } from "../flags.js";
+import { LAYOUT_FLAGS, LAYOUT_HELP, STORE_HELP, WORKERS_FLAG, workersHelp } from "../flags.js";
 
 export const DEFAULT_JOBS = 8;
 
@@ -41,6 +41,7 @@ options:
   --jobs N           destination chunks in flight (default ${DEFAULT_JOBS})
   --max-memory SIZE  bound on decoded data held at once (default 1G); lowers --jobs
                      for large chunks
+${workersHelp("cores - 1)")}
   --quiet, -q        no summary (the progress line shows only on a terminal, never in CI)
 
 ${LAYOUT_HELP}
@@ -81,6 +82,7 @@ examples:
     consolidate: { type: "boolean" },
     jobs: { type: "string" },
     "max-memory": { type: "string" },
+    ...WORKERS_FLAG,
     quiet: { type: "boolean", short: "q" },
     ...LAYOUT_FLAGS,
   },

@@ -8,6 +8,7 @@
  */
 import { type DataArray, type Store, slice } from "@zarr/core";
 import { crc32c } from "@zarr/core/builtin-codecs";
+import type { ChunkCodecWorkers } from "@zarr/core/codec";
 import {
   type Axis,
   copyStrided,
@@ -49,6 +50,8 @@ export interface TransferOptions {
   readConcurrency: number;
   progress?: Progress;
   signal?: AbortSignal;
+  /** Threads that decode source chunks and encode destination chunks (none: this one does). */
+  workers?: ChunkCodecWorkers;
 }
 
 function product(shape: readonly number[]): number {
@@ -97,7 +100,7 @@ async function readUnit(
         const shape = hi.map((h, d) => h - lo[d]);
         const piece = await src.get(
           lo.map((l, d) => slice(l, hi[d])),
-          { signal: options.signal, concurrency: 1 },
+          { signal: options.signal, concurrency: 1, workers: options.workers ?? false },
         );
         copyStrided(
           piece.data,
@@ -117,7 +120,11 @@ async function readUnit(
   }
   const region = await src.get(
     start.map((s, d) => slice(s, stop[d])),
-    { signal: options.signal, concurrency: options.readConcurrency },
+    {
+      signal: options.signal,
+      concurrency: options.readConcurrency,
+      workers: options.workers ?? false,
+    },
   );
   if (regionShape.every((len, d) => len === chunkShape[d]))
     return { data: region.data, regionShape };
@@ -153,10 +160,14 @@ async function copyUnit(
     if (options.resume && (await dst.has(key, options))) await dst.erase(key, options);
     return { outcome: "empty", data: dataBytes, stored: 0 };
   }
-  const bytes = await plan.codecs.encode(
-    { data, shape: chunkShape, stride: cStrides(chunkShape), dataType },
-    options,
-  );
+  const chunk = { data, shape: chunkShape, stride: cStrides(chunkShape), dataType };
+  // Not transferred: `data` may be a view of memory the source store still holds.
+  const bytes = await (options.workers?.encode(
+    plan.codecs,
+    chunk,
+    { format: plan.zarrFormat, path: plan.path },
+    { signal: options.signal },
+  ) ?? plan.codecs.encode(chunk, options));
   let outcome: "written" | "replaced" = "written";
   if (options.resume) {
     const size = await dst.getSize(key, options);

@@ -13,6 +13,7 @@ import { planUnits } from "../copy/units.js";
 import { formatBytes, formatDuration, Progress } from "../progress.js";
 import { openStoreArg, type StoreFlags } from "../stores.js";
 import { parseBytes, parseCount, TooLargeError, UsageError } from "../usage.js";
+import { commandPool, parseWorkers } from "../workers.js";
 import { shardInnerShape } from "./info.js";
 
 const DEFAULT_MEMORY = 1024 * 2 ** 20;
@@ -152,6 +153,7 @@ export async function run(
     str(values, "jobs") === undefined
       ? DEFAULT_JOBS
       : parseCount(str(values, "jobs")!, "--jobs", 1);
+  const workers = parseWorkers(str(values, "workers"));
   const memory =
     str(values, "max-memory") === undefined
       ? DEFAULT_MEMORY
@@ -252,6 +254,7 @@ export async function run(
     io.progress,
   );
   let stats: TransferStats;
+  const pool = commandPool(workers);
   try {
     stats = await transfer(units, dst, {
       resume,
@@ -259,9 +262,11 @@ export async function run(
       readConcurrency: READ_CONCURRENCY,
       progress,
       signal: io.signal,
+      workers: pool.workers,
     });
   } finally {
     progress.finish();
+    await pool.close();
   }
   const close = (dst.inner as { close?: () => Promise<void> }).close;
   if (typeof close === "function") await close.call(dst.inner);

@@ -5,6 +5,7 @@ import {
   type Selection,
   type ZarrArray,
 } from "@zarr/core";
+import type { ChunkCodecWorkers } from "@zarr/core/codec";
 import { normalizeSelection, parseSelection } from "@zarr/core/internal";
 import { resolveStore } from "@zarr/core/store";
 import { flag, type Io, str, type Values } from "../command.js";
@@ -23,6 +24,7 @@ import { Progress } from "../progress.js";
 import { exactCount, slabs } from "../slabs.js";
 import { openStoreArg, type StoreFlags } from "../stores.js";
 import { parseCount, TooLargeError, UsageError } from "../usage.js";
+import { type CommandPool, commandPool, parseWorkers } from "../workers.js";
 import { shardInnerShape } from "./info.js";
 
 /** Parses `--select`, turning parse errors into usage errors. */
@@ -68,6 +70,44 @@ export async function run(
       ? DEFAULT_MAX_TEXT_ELEMENTS
       : parseCount(str(values, "max-elements")!, "--max-elements", 1);
   const selection = selectionOption(str(values, "select"));
+  // Reads default to no workers (see the help of --workers).
+  const pool = commandPool(parseWorkers(str(values, "workers")) ?? 0);
+  try {
+    return await read(
+      storeArg,
+      path,
+      values,
+      io,
+      { json, csv, outFile, npyFile, maxText, selection },
+      pool,
+    );
+  } finally {
+    await pool.close();
+  }
+}
+
+async function read(
+  storeArg: string,
+  path: string,
+  values: Values,
+  io: Io,
+  {
+    json,
+    csv,
+    outFile,
+    npyFile,
+    maxText,
+    selection,
+  }: {
+    json: boolean;
+    csv: boolean;
+    outFile: string | undefined;
+    npyFile: string | undefined;
+    maxText: number;
+    selection: ReturnType<typeof selectionOption>;
+  },
+  pool: CommandPool,
+): Promise<number | undefined> {
   const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags));
   const array = await openArray(store, path);
   const dataType = array.dataType;
@@ -124,6 +164,7 @@ export async function run(
       format: json ? "json" : "csv",
       progress: new Progress(Number(count), "get", io.progress),
       signal: io.signal,
+      workers: pool.workers,
     });
     for (const sink of opened) await sink.close();
   } catch (e) {
@@ -149,9 +190,10 @@ async function stream(
     format: "json" | "csv";
     progress: Progress;
     signal: AbortSignal | undefined;
+    workers: ChunkCodecWorkers | undefined;
   },
 ): Promise<void> {
-  const { binary, text, format, progress, signal } = options;
+  const { binary, text, format, progress, signal, workers } = options;
   const dataType = array.dataType;
   const itemBytes = dataType.itemSize ?? 64; // variable-size: an estimate per element
   const budget = Math.max(1, Math.floor(SLAB_BYTES / itemBytes));
@@ -168,10 +210,15 @@ async function stream(
       let out: DataArray | undefined;
       if (dataType.itemSize !== null) {
         if (reuse === undefined || reuse.length !== slab.elements * dataType.width)
-          reuse = dataType.allocate(slab.elements);
+          reuse = slabMemory(dataType, slab.elements, workers !== undefined);
         out = reuse;
       }
-      const { data } = await array.get(slab.selection, { signal, concurrency, out });
+      const { data } = await array.get(slab.selection, {
+        signal,
+        concurrency,
+        out,
+        workers: workers ?? false,
+      });
       if (binary.length > 0) {
         const bytes = dataType.toBytes!(data, true);
         for (const sink of binary) await sink.write(bytes);
@@ -187,6 +234,24 @@ async function stream(
     for (const piece of formatted) await text.write(piece);
     await text.close();
   }
+}
+
+/**
+ * A slab's memory. With workers, a typed array over shared memory: workers
+ * decode chunks straight into it instead of handing them to this thread to
+ * copy in.
+ */
+function slabMemory(dataType: DataType, elements: number, shared: boolean): DataArray {
+  const probe = dataType.allocate(0);
+  if (shared && ArrayBuffer.isView(probe) && typeof SharedArrayBuffer !== "undefined") {
+    const slots = elements * dataType.width;
+    const Typed = probe.constructor as new (buffer: SharedArrayBuffer) => DataArray;
+    const memory = new Typed(
+      new SharedArrayBuffer(slots * (probe as Uint8Array).BYTES_PER_ELEMENT),
+    );
+    if (memory.length === slots) return memory;
+  }
+  return dataType.allocate(elements);
 }
 
 /** Formats slabs as one JSON document or as CSV rows (the last dimension). */
