@@ -11,7 +11,8 @@
 // (a 1-D float64 slice over 3 chunks, latency), `browser` (a full read in
 // headless Chromium over a local HTTP server, bench/browser/). They run with
 // ours, ours@24, zarrita and zarr-python where it can read the data.
-// `pan-lz4` (overlapping region reads with and without a ChunkCache, ours
+// `process` (whole `zarr get` / `zarr copy` processes against python,
+// bench/process.mjs). `pan-lz4` (overlapping region reads with and without a ChunkCache, ours
 // only; `node bench/pan.mjs` runs it alone, without writing RESULTS.md).
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -35,6 +36,7 @@ import {
   SMALL_CHUNK_ROWS,
   shardedGeometry,
 } from "./lib/rows.mjs";
+import { measureProcesses, processTables } from "./process.mjs";
 import { measureStartup, startupTable } from "./startup.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -572,6 +574,32 @@ lines.push(
   "",
   "Target: `zarr --help` at most 100 ms above `node -e 0`, with no codec, store package or cloud SDK imported (checked by packages/cli/test/startup.test.ts).",
 );
+let processes;
+if (pyOk && want("process")) {
+  log("whole processes: zarr get / zarr copy against python");
+  processes = measureProcesses({
+    dataDir,
+    rows: rows.length > 0 ? rows : ROWS,
+    reps: quick ? 1 : 3,
+    python,
+    nodes: [["ours", process.execPath], ...(node24 ? [["ours@24", node24]] : [])],
+  });
+  const t = processTables(processes);
+  lines.push(
+    "",
+    `## Whole processes (wall time, ms, median of ${quick ? 1 : 3} runs; \`node bench/process.mjs\`)`,
+    "",
+    "`zarr get ARRAY --out FILE` against python's `np.asarray(zarr.open(ARRAY)[:]).tofile(FILE)` (the same bytes, checked):",
+    "",
+    t.get,
+    "",
+    "`zarr copy raw.zarr DST --compressor SPEC` (default `--workers`) against python's `zarr.open(DST, mode='w', ..., compressor=...)[:] = zarr.open(raw)[:]` (zarr-python reads every copy back equal, with the compressor asked for; zlib has no `--compressor` spec):",
+    "",
+    t.copy,
+    "",
+    "Target: python/ours ≥ 1.0× on every row.",
+  );
+}
 const mismatches = [];
 for (const e of table) {
   const ref = e.check.python ?? e.check["ours-1t"];
@@ -622,6 +650,7 @@ for (const [id, e] of extraChecks) {
   if (e.error) failures.push(`- ${id}: ${e.error}`);
 }
 if (pan) failures.push(...pan.failures);
+if (processes) failures.push(...processes.failures.map((f) => `- process ${f}`));
 if (failures.length) lines.push("", "Failures:", "", ...failures);
 if (notes.length) lines.push("", ...notes.map((x) => `Note: ${x}`));
 lines.push("", `Total bench time: ${((performance.now() - started) / 1000).toFixed(0)} s.`);
