@@ -24,7 +24,7 @@ import { Progress } from "../progress.js";
 import { exactCount, slabs } from "../slabs.js";
 import { openStoreArg, type StoreFlags } from "../stores.js";
 import { parseCount, TooLargeError, UsageError } from "../usage.js";
-import { type CommandPool, commandPool, parseWorkers } from "../workers.js";
+import { commandPool, parseWorkers } from "../workers.js";
 import { shardInnerShape } from "./info.js";
 
 /** Parses `--select`, turning parse errors into usage errors. */
@@ -71,43 +71,7 @@ export async function run(
       : parseCount(str(values, "max-elements")!, "--max-elements", 1);
   const selection = selectionOption(str(values, "select"));
   // Reads default to no workers (see the help of --workers).
-  const pool = commandPool(parseWorkers(str(values, "workers")) ?? 0);
-  try {
-    return await read(
-      storeArg,
-      path,
-      values,
-      io,
-      { json, csv, outFile, npyFile, maxText, selection },
-      pool,
-    );
-  } finally {
-    await pool.close();
-  }
-}
-
-async function read(
-  storeArg: string,
-  path: string,
-  values: Values,
-  io: Io,
-  {
-    json,
-    csv,
-    outFile,
-    npyFile,
-    maxText,
-    selection,
-  }: {
-    json: boolean;
-    csv: boolean;
-    outFile: string | undefined;
-    npyFile: string | undefined;
-    maxText: number;
-    selection: ReturnType<typeof selectionOption>;
-  },
-  pool: CommandPool,
-): Promise<number | undefined> {
+  const workers = parseWorkers(str(values, "workers")) ?? 0;
   const store = resolveStore(await openStoreArg(storeArg, values as StoreFlags));
   const array = await openArray(store, path);
   const dataType = array.dataType;
@@ -158,14 +122,19 @@ async function read(
       binary.push(sink);
     }
     const text = json || csv ? textSink(io) : undefined;
-    await stream(array, sel, {
-      binary,
-      text,
-      format: json ? "json" : "csv",
-      progress: new Progress(Number(count), "get", io.progress),
-      signal: io.signal,
-      workers: pool.workers,
-    });
+    const pool = commandPool(workers);
+    try {
+      await stream(array, sel, {
+        binary,
+        text,
+        format: json ? "json" : "csv",
+        progress: new Progress(Number(count), "get", io.progress),
+        signal: io.signal,
+        workers: pool.workers,
+      });
+    } finally {
+      await pool.close();
+    }
     for (const sink of opened) await sink.close();
   } catch (e) {
     for (const sink of opened) await sink.abort();
