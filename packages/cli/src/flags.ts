@@ -38,10 +38,18 @@ export type StoreFlags = Partial<Record<keyof typeof STORE_FLAGS, string | boole
 /** `--workers N`: threads for chunk codecs (`zarr get`, `zarr copy`; see workers.ts). */
 export const WORKERS_FLAG = { workers: { type: "string" } } as const;
 
-/** Help text for {@link WORKERS_FLAG}; `byDefault` (lines after the first indented) says what runs without it. */
-export function workersHelp(byDefault: string): string {
-  return `  --workers N        threads that decode and encode compressed chunks besides this
-                     one, 0 to 1024 (default ${byDefault}`;
+/**
+ * Help text for {@link WORKERS_FLAG}: `byDefault` says what runs without it,
+ * `note` adds a line; `column` is where the command's descriptions start.
+ */
+export function workersHelp(column: number, byDefault: string, note?: string): string {
+  const pad = " ".repeat(column);
+  const lines = [
+    `${"  --workers N".padEnd(column)}threads that decode and encode compressed chunks besides`,
+    `${pad}this one, at most one per core (default ${byDefault})`,
+  ];
+  if (note !== undefined) lines.push(pad + note);
+  return lines.join("\n");
 }
 
 /** Layout flags shared by `zarr create` and `zarr copy`. */

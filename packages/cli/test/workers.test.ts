@@ -3,14 +3,16 @@
 // writes without workers, for every codec the CLI registers that the workers
 // import by URL (a worker without a codec would hand the chunk back).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import "@zarr/codec-blosc/register";
 import "@zarr/codec-lz4/register";
 import "@zarr/codec-zstd/register";
 import { createArray, type JsonObject } from "@zarr/core";
 import { FileSystemStore } from "@zarr/store-fs";
+import type { WorkerPool } from "@zarr/workers";
 import { afterAll, describe, expect, it } from "vitest";
+import { commandPool, parseWorkers } from "../src/workers.js";
 import { run } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "zarr-cli-workers-"));
@@ -71,6 +73,18 @@ describe("--workers", () => {
       expect(c.err).toMatch(/--workers must be a whole number from 0 to 1024/);
     },
   );
+
+  it("never starts more workers than cores (each is a Node instance: --workers 1024 was 12 GB)", async () => {
+    for (const asked of [1, 3, 64, 1024]) {
+      const pool = commandPool(parseWorkers(String(asked)));
+      try {
+        expect((pool.workers as WorkerPool).size).toBe(Math.min(asked, availableParallelism()));
+      } finally {
+        await pool.close();
+      }
+    }
+    expect(commandPool(0).workers).toBeUndefined();
+  });
 
   it("--workers -1 is a usage error", async () => {
     const r = await run("get", "nowhere.zarr", "--out", join(dir, "never.bin"), "--workers", "-1");

@@ -133,7 +133,7 @@ describe("codecs registered lazily", () => {
       }),
     );
   afterEach(() => {
-    for (const name of ["test.failing", "test.endless", "test.malformed"]) {
+    for (const name of ["test.failing", "test.throwing", "test.endless", "test.malformed"]) {
       codecRegistry.unregister(name);
     }
   });
@@ -148,6 +148,26 @@ describe("codecs registered lazily", () => {
     expect(error).toBeInstanceOf(ZarrError);
     expect((error as Error).message).toContain('"test.failing"');
     expect((error as Error).cause).toBe(cause);
+  });
+
+  it("a loader that throws instead of rejecting is the same CodecError, and is retried", async () => {
+    const store = new MemoryStore();
+    await store.set("zarr.json", arrayDoc("test.throwing"));
+    const cause = new Error("no such module");
+    let calls = 0;
+    registerCodec("test.throwing", {
+      load: () => {
+        calls++;
+        throw cause;
+      },
+    });
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const error = await openArray(store, "").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CodecError);
+      expect((error as Error).message).toContain('"test.throwing" could not be loaded');
+      expect((error as Error).cause).toBe(cause);
+      expect(calls).toBe(attempt);
+    }
   });
 
   it("a loader that never settles ends with the signal", async () => {

@@ -41,7 +41,7 @@ options:
   --jobs N           destination chunks in flight (default ${DEFAULT_JOBS})
   --max-memory SIZE  bound on decoded data held at once (default 1G); lowers --jobs
                      for large chunks
-${workersHelp("cores - 1)")}
+${workersHelp(21, "cores - 1")}
   --quiet, -q        no summary (the progress line shows only on a terminal, never in CI)
 
 ${LAYOUT_HELP}

@@ -24,7 +24,7 @@ options:
   --npy FILE          write a NumPy .npy file (- for standard output)
   --max-elements N    largest selection --json/--csv print (default ${DEFAULT_MAX_TEXT_ELEMENTS}); larger
                       ones are refused (exit 2) before anything is read
-${workersHelp("0: starting one cost more than it saved\n                     on reads of 64 MiB on 2 cores)")}
+${workersHelp(22, "0", "(starting one cost more than it saved on 64 MiB reads, 2 cores)")}
 
 Reads stream: the selection is read a slab of whole chunk rows (at most ${SLAB_BYTES / 2 ** 20} MiB
 decoded) at a time and written before the next, so --out and --npy work for arrays of

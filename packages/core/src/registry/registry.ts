@@ -75,7 +75,8 @@ export class Registry<T> {
     if (!isLazy(entry)) return Promise.resolve(entry);
     let loaded = this.#loaded.get(name);
     if (!loaded) {
-      loaded = entry.load().catch((cause: unknown) => {
+      // A loader that throws instead of rejecting fails the same way.
+      loaded = callLoader(entry.load).catch((cause: unknown) => {
         const why = cause instanceof Error ? cause.message : String(cause);
         throw this.#loadError(`${this.kind} "${name}" could not be loaded: ${why}`, {
           path,
@@ -95,6 +96,15 @@ export class Registry<T> {
       ? `install ${pkg} and import "${pkg}/register"`
       : `no known package provides it; register one with register${capitalize(this.kind)}()`;
     return new NotRegisteredError(this.kind, name, hint, { path });
+  }
+}
+
+/** `load()`, with a synchronous throw turned into a rejection. */
+function callLoader<T>(load: () => Promise<T>): Promise<T> {
+  try {
+    return Promise.resolve(load());
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
