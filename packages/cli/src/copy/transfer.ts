@@ -90,6 +90,23 @@ async function readUnit(
       ? [...sources.within(first, last, src.gridShape)]
       : [];
     const data = dataType.allocate(n);
+    // A whole unit inside one stored source chunk (the same chunking, or coarser
+    // source chunks) is read straight into the unit's memory: no fill, no copy.
+    const whole = regionShape.every((len, d) => len === chunkShape[d]);
+    const inside = (c: readonly number[]) =>
+      c.every((x, d) => x * from[d] <= start[d] && (x + 1) * from[d] >= stop[d]);
+    if (
+      whole &&
+      pieces.length === 1 &&
+      inside(pieces[0]) &&
+      src.dataType.allocate(0).constructor === data.constructor
+    ) {
+      await src.get(
+        start.map((s, d) => slice(s, stop[d])),
+        { signal: options.signal, concurrency: 1, workers: options.workers ?? false, out: data },
+      );
+      return { data, regionShape };
+    }
     dataType.fill(data, plan.fillValue, 0, n);
     await forEachConcurrent(
       pieces,
