@@ -11,7 +11,7 @@
  */
 import { registerCodec } from "@zarr/core";
 
-/** The names of `CHECKSUM_CODECS` (test/register.test.ts checks that they match). */
+/** The names of `CHECKSUM_CODECS` (tools/packaging/test/register.test.ts checks that they match). */
 const NAMES = [
   "adler32",
   "crc32",

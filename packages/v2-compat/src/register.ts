@@ -13,7 +13,7 @@ import { V3_DATA_TYPES } from "./dtypes/index.js";
 import { v1NodeFormat } from "./v1/format.js";
 import { v2NodeFormat } from "./v2/format.js";
 
-/** The ids of `NUMCODECS`, each also as `numcodecs.<id>` (test/register.test.ts checks them). */
+/** The ids of `NUMCODECS`, each also as `numcodecs.<id>` (tools/packaging/test/register.test.ts checks them). */
 const CODEC_IDS = [
   "delta",
   "fixedscaleoffset",

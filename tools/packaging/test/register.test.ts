@@ -99,4 +99,21 @@ describe("register modules", () => {
       }
     },
   );
+  // Last: the cases above need the register modules not yet imported when they run.
+  it.each([
+    ["codec-checksums", "src/index.ts", "CHECKSUM_CODECS"],
+    ["v2-compat", "src/codecs/index.ts", "NUMCODECS"],
+  ])(
+    "%s: the register module's name list covers every codec of %s's %s",
+    async (pkg, file, record) => {
+      await import(join(packagesDir, pkg, "src/register.ts"));
+      const codecs = (await import(join(packagesDir, pkg, file)))[record] as Record<
+        string,
+        unknown
+      >;
+      const missing = Object.keys(codecs).filter((name) => !codecRegistry.has(name));
+      expect(Object.keys(codecs).length).toBeGreaterThan(0);
+      expect(missing).toEqual([]);
+    },
+  );
 });
