@@ -5,13 +5,6 @@
  *
  * @module
  */
-import "@zarr/codec-gzip/register";
-import "@zarr/codec-zstd/register";
-import "@zarr/codec-blosc/register";
-import "@zarr/codec-lz4/register";
-import "@zarr/codec-bz2/register";
-import "@zarr/codec-lzma/register";
-import "@zarr/codec-checksums/register";
-import "@zarr/codec-zfp/register";
-import "@zarr/codec-pcodec/register";
-import "@zarr/v2-compat/register";
+import { CODEC_MODULES } from "./codec-modules.js";
+
+await Promise.all(CODEC_MODULES.map((m) => import(m)));

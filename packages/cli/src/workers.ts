@@ -12,26 +12,8 @@ import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import type { ChunkCodecWorkers } from "@zarr/core/codec";
 import { WorkerPool } from "@zarr/workers";
+import { CODEC_MODULES } from "./codec-modules.js";
 import { UsageError } from "./command.js";
-
-/**
- * The register modules of every codec the CLI registers (register.ts), as
- * URLs: workers import them, so that they decode and encode every codec this
- * thread can. (A bare name would resolve from @zarr/workers, which does not
- * depend on them.)
- */
-const CODEC_MODULES = [
-  "@zarr/codec-gzip/register",
-  "@zarr/codec-zstd/register",
-  "@zarr/codec-blosc/register",
-  "@zarr/codec-lz4/register",
-  "@zarr/codec-bz2/register",
-  "@zarr/codec-lzma/register",
-  "@zarr/codec-checksums/register",
-  "@zarr/codec-zfp/register",
-  "@zarr/codec-pcodec/register",
-  "@zarr/v2-compat/register",
-];
 
 const require = createRequire(import.meta.url);
 
@@ -59,6 +41,7 @@ export function commandPool(size: number | undefined): CommandPool {
   if (size === 0) return { workers: undefined, close: async () => {} };
   const pool = new WorkerPool({
     ...(size === undefined ? {} : { size: Math.min(size, availableParallelism()) }),
+    // By URL: a bare name would resolve from @zarr/workers, which does not depend on them.
     modules: CODEC_MODULES.map((m) => pathToFileURL(require.resolve(m)).href),
     defaultModules: false,
   });
