@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const blosc = await import(join(root, "packages/codec-blosc/dist/index.js"));
-const core = await import(join(root, "packages/core/dist/index.js"));
+const core = await import(join(root, "packages/core/dist/codec-api.js"));
 const kernels = await import(join(root, "packages/codec-blosc/dist/kernels.js"));
 if (process.env.ZARR_BLOSC_KERNELS === "off") kernels.useBlockKernels(false);
 else if (!(await kernels.loadBlockKernels())) console.warn("the WebAssembly kernels did not load");

@@ -144,7 +144,7 @@ export function checkManifest(
   const sideEffects = manifest.sideEffects;
   const registerOnly =
     Array.isArray(sideEffects) &&
-    sideEffects.every((p) => typeof p === "string" && /(^|\/)register\.(js|ts)$/.test(p));
+    sideEffects.every((p) => typeof p === "string" && /(^|\/)register(\.node)?\.(js|ts)$/.test(p));
   if (sideEffects !== false && !registerOnly && manifest.bin === undefined) {
     out.push({ field: "sideEffects", reason: "must be false or list only register entry points" });
   }
