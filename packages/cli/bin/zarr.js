@@ -1,30 +1,38 @@
 #!/usr/bin/env node
 import { mkdirSync, statSync } from "node:fs";
 import module from "node:module";
-import { tmpdir } from "node:os";
+import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
 
 enableCompileCache();
 const { main, processIo } = await import("../dist/main.js");
 
-// `zarr tree … | head`: the reader went away; stop quietly, as Unix tools do.
+// `zarr tree … | head`: the reader went away and what was left to write is lost.
+// Stop quietly with 141 (128 + SIGPIPE), as Unix tools that SIGPIPE stops do:
+// the output is partial, and `set -o pipefail` scripts see it.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (e) => {
-    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    if (e.code === "EPIPE") process.exit(128 + (constants.signals.SIGPIPE ?? 13));
     throw e;
   });
 }
 
-// Ctrl-C / SIGTERM: abort running operations (a second signal exits at once).
+// Ctrl-C / SIGTERM: abort running operations, then exit with 128 + the
+// signal's number (130, 143), the code a shell reports for a process the
+// signal killed. A second signal exits at once.
 const controller = new AbortController();
-const stop = () => {
-  if (controller.signal.aborted) process.exit(130);
-  controller.abort(new Error("interrupted"));
+const stop = (name) => {
+  const exitCode = 128 + (constants.signals[name] ?? 2);
+  if (controller.signal.aborted) process.exit(exitCode);
+  controller.abort(Object.assign(new Error("interrupted"), { exitCode }));
 };
-process.once("SIGINT", stop);
-process.once("SIGTERM", stop);
+process.on("SIGINT", stop);
+process.on("SIGTERM", stop);
 
 process.exitCode = await main(process.argv.slice(2), processIo(controller.signal));
+// Interrupted: what the command left waiting (a read of a server that never
+// answers) must not keep the process alive.
+if (controller.signal.aborted) process.exit();
 
 /**
  * Node >= 22.1 keeps the compiled code of the modules imported after this

@@ -62,7 +62,8 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
 options: --help, --version, --debug (stack traces)
 <store> is a path or URL: data.zarr, file:, https://host/data.zarr, s3://bucket/x.zarr,
 gs://bucket/x.zarr, data.zip (zip archives). Run 'zarr <command> --help' for details.
-Exit codes: 0 ok, 1 usage error, 2 data or I/O error. NO_COLOR disables colors.
+Exit codes: 0 ok, 1 usage error, 2 data or I/O error, 130/143 interrupted (SIGINT/SIGTERM),
+141 output cut short (the reader went away). NO_COLOR disables colors.
 
 examples:
   zarr tree data.zarr
@@ -162,14 +163,14 @@ export async function main(
     // usage errors load none of them (nor core, nor any store package).
     await import("./register.js");
     ran = true;
-    return (await command.run(args, values, io)) ?? 0;
+    return (await untilStopped(command.run(args, values, io), io.signal)) ?? 0;
   } catch (e) {
     if (io.signal?.aborted) {
       // Ctrl-C / SIGTERM: what was written stays consistent (whole chunks); copies resume.
       io.err(
         `zarr: interrupted${argv.includes("copy") ? " (rerun with --resume to continue)" : ""}`,
       );
-      return 130;
+      return interruptedExitCode(io.signal.reason);
     }
     const usage =
       e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
@@ -189,8 +190,47 @@ export async function main(
     if (debug && e instanceof Error && e.stack) io.err(e.stack);
     return usage ? 1 : 2;
   } finally {
-    if (ran) await (await import("./stores.js")).closeOpenedStores();
+    if (ran) await untilStopped((await import("./stores.js")).closeOpenedStores(), io.signal);
   }
+}
+
+/**
+ * How long an interrupted command has to stop by itself. Commands that pass
+ * the signal on (get, copy, diff, verify) stop within it, after their chunks
+ * in flight; a command waiting on a read that ignores the signal (a server
+ * that never answers) is abandoned, and bin/zarr.js exits.
+ */
+const STOP_GRACE_MS = 1000;
+
+/**
+ * Settles like `work`, or rejects with `signal`'s reason once `signal` has
+ * been aborted for {@link STOP_GRACE_MS} and `work` has not settled.
+ */
+function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  return new Promise<T>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      timer = setTimeout(() => reject(signal.reason), STOP_GRACE_MS);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    });
+  });
+}
+
+/**
+ * The exit code of a command `reason` aborted: the `exitCode` the caller gave
+ * it (bin/zarr.js: 128 + the signal's number), else 130 (an interrupt).
+ */
+function interruptedExitCode(reason: unknown): number {
+  const code = (reason as { exitCode?: unknown } | undefined)?.exitCode;
+  return Number.isInteger(code) && (code as number) > 0 && (code as number) < 256
+    ? (code as number)
+    : 130;
 }
 
 /** Names other tools use for these commands. */

@@ -2,6 +2,8 @@
 // codes, help, verify on corrupted data, serve over HTTP, EPIPE.
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMMANDS, decodeNpy, encodeNpy, serveStore } from "@zarr/cli";
@@ -345,7 +347,7 @@ describe("serve", () => {
 });
 
 describe("process behaviour", () => {
-  it("EPIPE: `zarr get … --csv | head -1` exits quietly", async () => {
+  it("EPIPE: `zarr get … --csv | head -c 10` stops quietly with 141 (128 + SIGPIPE: partial output)", async () => {
     const store = join(dir, "big.zarr");
     const a = await createArray(new FileSystemStore(store), "a", {
       shape: [200000],
@@ -354,10 +356,10 @@ describe("process behaviour", () => {
     });
     await a.set(null, 123456);
     const r = spawnSync(
-      "sh",
+      "bash",
       [
         "-c",
-        `"${bin}" get "${store}" a --csv --select 0:200000 | head -c 10; exit \${PIPESTATUS:-0}`,
+        `"${bin}" get "${store}" a --csv --select 0:200000 | head -c 10; exit \${PIPESTATUS[0]}`,
       ],
       {
         encoding: "utf8",
@@ -365,7 +367,41 @@ describe("process behaviour", () => {
     );
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe("123456,123");
+    expect(r.status).toBe(141);
   });
+
+  // A shell reports a process a signal killed as 128 + the signal's number;
+  // the CLI catches the signal to stop cleanly and exits with that code.
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const)(
+    "%s while a command waits for a store: exits %i, saying it was interrupted",
+    async (signal, code) => {
+      let onRequest = () => {};
+      const requested = new Promise<void>((resolve) => (onRequest = resolve));
+      const server = createServer(() => onRequest()); // never answers
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const { port } = server.address() as AddressInfo;
+      const child = spawn(bin, ["info", `http://127.0.0.1:${port}/a.zarr`], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      try {
+        let err = "";
+        child.stderr.on("data", (d) => (err += String(d)));
+        const exit = new Promise<number | null>((resolve) => child.on("close", resolve));
+        await requested;
+        child.kill(signal);
+        expect(await exit).toBe(code);
+        expect(err).toContain("zarr: interrupted");
+      } finally {
+        child.kill("SIGKILL");
+        server.closeAllConnections();
+        server.close();
+      }
+    },
+    20_000,
+  );
 
   it("errors are one line; --debug adds the stack; NO_COLOR and pipes get no escapes", () => {
     const r = spawnSync(bin, ["info", join(dir, "missing.zarr")], {
