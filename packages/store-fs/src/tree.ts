@@ -37,6 +37,7 @@ import { lstat, mkdir, open, readlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ReadDescriptor } from "./descriptor.js";
 import { errorCode } from "./fs-errors.js";
+import { makeDirectories } from "./make-dirs.js";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -263,7 +264,7 @@ export class RootedTree {
         if (found === "not a directory") {
           throw new UnsafePathError("a component of the key's path is a file, not a directory");
         }
-        await mkdir(this.path(segments), { recursive: true });
+        await makeDirectories(this.path(segments));
         await this.#checkComponents(segments, false);
         // Each new directory's entry is in its parent: sync them all (root included).
         if (durable) {
@@ -311,7 +312,7 @@ export class RootedTree {
       const code = errorCode(error);
       if ((code === "ENOENT" || code === "ENOTDIR") && !create) return undefined;
       if (code !== "ENOENT") throw error;
-      await mkdir(this.root, { recursive: true });
+      await makeDirectories(this.root);
       if (durable) await new PathDir(dirname(this.root)).sync();
       dir = new DescriptorDir(await open(this.root, DIR_FLAGS));
     }
