@@ -118,9 +118,9 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
 
   async get(key: string, range?: ByteRange, options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
-    this.#key(key);
+    const located = this.#key(key);
     validateRange(range, key);
-    const [value] = await this.#read(key, [range], options?.maxBytes);
+    const [value] = await this.#read(key, located, [range], options?.maxBytes);
     return value;
   }
 
@@ -167,8 +167,9 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     throwIfAborted(signal);
     // Open each file once for all the ranges asked of it.
     const byKey = new Map<string, number[]>();
+    const located = new Map<string, { path: string; segments: string[] }>();
     for (const [i, { key, range }] of requests.entries()) {
-      this.#key(key);
+      if (!located.has(key)) located.set(key, this.#key(key));
       validateRange(range, key);
       const indices = byKey.get(key);
       if (indices) indices.push(i);
@@ -180,7 +181,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       STORE_CONCURRENCY,
       async ([key, indices]) => {
         const ranges = indices.map((i) => requests[i].range);
-        const read = await this.#read(key, ranges, options?.maxBytes);
+        const read = await this.#read(key, located.get(key)!, ranges, options?.maxBytes);
         indices.forEach((requestIndex, j) => {
           values[requestIndex] = read[j];
         });
@@ -196,10 +197,10 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
    */
   async #read(
     key: string,
+    { path, segments }: { path: string; segments: string[] },
     ranges: readonly (ByteRange | undefined)[],
     maxBytes?: number,
   ): Promise<(Uint8Array | undefined)[]> {
-    const { path, segments } = this.#key(key);
     let handle: ReadDescriptor;
     let size: number;
     try {
