@@ -48,9 +48,46 @@ const entries = Object.values(manifest.exports ?? {})
       fail(`the node condition ${c.node} must sit beside ${c.default}`);
     }
     const file = join(pkgDir, c.default);
-    return { file, nodeFile: join(pkgDir, c.node), effects: sideEffectFiles.has(file) };
+    const effects = sideEffectFiles.has(file);
+    return { file, nodeFile: join(pkgDir, c.node), effects, staticImports: effects ? [] : [file] };
   });
 if (entries.length === 0) fail("no exports entry has a *.node.js node condition");
+// The bundle resolves the package's own `imports` map (`#engine`) once, as
+// Node does. Where that map has browser variants, a Node process run with
+// `--conditions=browser` must keep getting them: each entry then names its
+// per-module file under `browser`, ahead of `node`.
+const hasBrowserVariant = (value) =>
+  typeof value === "object" &&
+  value !== null &&
+  Object.entries(value).some(([k, v]) => k === "browser" || hasBrowserVariant(v));
+if (hasBrowserVariant(manifest.imports)) {
+  for (const c of Object.values(manifest.exports)) {
+    if (typeof c === "object" && c.node?.endsWith(".node.js") && c.browser !== c.default) {
+      fail(
+        `its imports map has browser variants: the entry of ${c.default} needs "browser": "${c.default}" before "node"`,
+      );
+    }
+  }
+}
+/**
+ * Entries left without a Node file stay per-module in Node too, and out of the
+ * bundle: an entry whose graph loads packages the others must not (store-reference's
+ * `./parquet`, the Parquet reader the package imports on demand). They must hold
+ * no state the bundle's modules share, as they get their own copies of the modules
+ * they import.
+ */
+const perModuleFiles = new Set(
+  Object.values(manifest.exports ?? {})
+    .filter((c) => typeof c === "object" && typeof c.default === "string" && c.node === undefined)
+    .map((c) => join(pkgDir, c.default)),
+);
+/** A relative import of a per-module entry's file, made from `fromFile` (it stays an import). */
+const perModuleImport = (args, fromFile) => {
+  const file = join(dirname(args.importer), args.path);
+  return perModuleFiles.has(file)
+    ? { path: importPath(fromFile, file), external: true }
+    : undefined;
+};
 
 const bundle = join(distDir, "node-bundle.js");
 const importPath = (fromFile, toFile) => {
@@ -79,7 +116,11 @@ for (const entry of entries.filter((e) => e.effects)) {
     setup(b) {
       b.onResolve({ filter: /^\./ }, (args) => {
         if (args.importer !== entry.file) fail(`${args.importer} is not an entry`);
-        reexported.add(join(dirname(args.importer), args.path));
+        const kept = perModuleImport(args, entry.nodeFile);
+        if (kept) return kept;
+        const file = join(dirname(args.importer), args.path);
+        reexported.add(file);
+        if (args.kind === "import-statement") entry.staticImports.push(file);
         return { path: importPath(entry.nodeFile, bundle), external: true };
       });
     },
@@ -88,6 +129,7 @@ for (const entry of entries.filter((e) => e.effects)) {
     ...common,
     entryPoints: [entry.file],
     outfile: entry.nodeFile,
+    sourcemap: true,
     plugins: [toBundle],
   });
 }
@@ -104,7 +146,7 @@ for (const file of reexported) {
     values.set(name, value);
   }
 }
-await build({
+const { metafile } = await build({
   ...common,
   stdin: {
     contents: [...reexported].map((f) => `export * from ${JSON.stringify(f)};`).join("\n"),
@@ -112,8 +154,57 @@ await build({
     sourcefile: "node-bundle-entry.js",
   },
   sourcemap: true,
+  metafile: true,
   outfile: bundle,
+  plugins: [
+    {
+      name: "per-module-entries-stay-imports",
+      setup(b) {
+        b.onResolve({ filter: /^\./ }, (args) => perModuleImport(args, bundle));
+      },
+    },
+  ],
 });
+
+// esbuild lifts every package a bundled module imports to the bundle's top,
+// also for modules the package imports lazily (`await import("./parquet.js")`
+// to load a parser only when needed): loading the bundle would load them. So
+// an entry's Node file may statically load no package its per-module graph
+// loads only lazily; such a module must import that package with `import()`.
+const packageOf = (path) =>
+  path
+    .split("/")
+    .slice(0, path.startsWith("@") ? 2 : 1)
+    .join("/");
+const staticPackages = (files) => {
+  const seen = new Set();
+  const found = new Set();
+  const queue = files.map((f) => relative(pkgDir, f).split(sep).join("/"));
+  while (queue.length > 0) {
+    const file = queue.pop();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const i of metafile.inputs[file]?.imports ?? []) {
+      if (i.kind !== "import-statement") continue;
+      if (i.external) found.add(packageOf(i.path));
+      else queue.push(i.path);
+    }
+  }
+  return found;
+};
+const bundled = (metafile.outputs[relative(pkgDir, bundle).split(sep).join("/")]?.imports ?? [])
+  .filter((i) => i.external && i.kind === "import-statement")
+  .map((i) => packageOf(i.path));
+for (const entry of entries) {
+  if (entry.staticImports.length === 0) continue; // a register importing the bundle lazily
+  const own = staticPackages(entry.staticImports);
+  const lazy = [...new Set(bundled)].filter((p) => !own.has(p) && !p.startsWith("node:"));
+  if (lazy.length > 0) {
+    fail(
+      `${relative(pkgDir, entry.nodeFile)} would load ${lazy.join(", ")}, which ${relative(pkgDir, entry.file)} loads only lazily or not at all: import ${lazy.length > 1 ? "them" : "it"} with import() where needed`,
+    );
+  }
+}
 
 // Facades for the entries without side effects.
 for (const entry of entries.filter((e) => !e.effects)) {

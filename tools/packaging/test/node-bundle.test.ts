@@ -42,7 +42,8 @@ const PACKAGES = readdirSync(packagesDir)
         },
       ];
     });
-    return { dir: p, name: manifest.name as string, entries };
+    const browserVariants = JSON.stringify(manifest.imports ?? {}).includes('"browser"');
+    return { dir: p, name: manifest.name as string, entries, browserVariants };
   })
   .filter((p) => p.entries.length > 0);
 
@@ -64,6 +65,34 @@ function runChild(
   });
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
+}
+
+/** The third-party packages (their node_modules paths) that importing `specifier` (from `cwd`) loads. */
+function thirdPartyLoaded(specifier: string, cwd: string): string[] {
+  const urls = urlsLoaded(specifier, cwd);
+  const names = urls.flatMap((u) => {
+    // The last node_modules of the path (pnpm's are under node_modules/.pnpm/…).
+    const m = [...u.matchAll(/\/node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].at(-1);
+    return m && !m[1].startsWith("@zarr/") ? [m[1]] : [];
+  });
+  return [...new Set(names)].sort();
+}
+
+/** The URLs of the modules that importing `specifier` (from `cwd`) loads. */
+function urlsLoaded(specifier: string, cwd: string): string[] {
+  const tmp = mkdtempSync(join(tmpdir(), "node-bundle-loads-"));
+  try {
+    const log = join(tmp, "loads.txt");
+    runChild(
+      `await import(${JSON.stringify(specifier)}); console.log("[]");`,
+      cwd,
+      { RECORD_LOADS: log },
+      ["--import", hook],
+    );
+    return readFileSync(log, "utf8").split("\n").filter(Boolean);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 /** The files of `dir`'s dist that importing `specifier` (from `cwd`) loads. */
@@ -171,6 +200,46 @@ describe("Node entry points", () => {
           : ["register.node.js"];
       expect(loaded.filter((f) => !allowed.includes(f))).toEqual([]);
       expect(loaded).toContain("register.node.js");
+    },
+  );
+
+  // esbuild lifts a lazily imported module's imports of other packages to the
+  // bundle's top; the build refuses that (store-reference's Parquet reader stays
+  // a per-module entry), and this checks what is actually loaded.
+  it.each(PACKAGES)(
+    "$name: a Node entry loads no third-party package its per-module entry does not",
+    (pkg) => {
+      const cwd = join(packagesDir, pkg.dir);
+      for (const entry of pkg.entries.filter((e) => !e.effects)) {
+        const viaNode = thirdPartyLoaded(entry.specifier, cwd);
+        const perModule = thirdPartyLoaded(pathToFileURL(entry.defaultFile).href, cwd);
+        expect(
+          viaNode.filter((p) => !perModule.includes(p)),
+          entry.specifier,
+        ).toEqual([]);
+      }
+    },
+  );
+
+  it("store-reference: JSON references load no Parquet reader", () => {
+    const loaded = thirdPartyLoaded("@zarr/store-reference", join(packagesDir, "cli"));
+    expect(loaded.filter((p) => /hyparquet|fzstd/.test(p))).toEqual([]);
+  });
+
+  // Packages whose private imports map has browser variants (#engine, #native):
+  // `node --conditions=browser` keeps resolving to the per-module files, which
+  // pick those variants, as before the Node entries.
+  it.each(PACKAGES.filter((p) => p.browserVariants))(
+    "$name: under --conditions=browser, Node resolves the per-module entries",
+    (pkg) => {
+      const pure = pkg.entries.filter((e) => !e.effects);
+      const got = runChild(
+        `console.log(JSON.stringify(${JSON.stringify(pure.map((e) => e.specifier))}.map((s) => import.meta.resolve(s))));`,
+        join(packagesDir, pkg.dir),
+        {},
+        ["--conditions=browser"],
+      );
+      expect(got).toEqual(pure.map((e) => pathToFileURL(e.defaultFile).href));
     },
   );
 
