@@ -16,7 +16,8 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const blosc = await import(join(root, "packages/codec-blosc/dist/index.js"));
-const core = await import(join(root, "packages/core/dist/codec-api.js"));
+// By package name: in Node that is the package's bundle, where the register modules below register.
+const core = await import("@zarr/core/codec");
 const kernels = await import(join(root, "packages/codec-blosc/dist/kernels.js"));
 if (process.env.ZARR_BLOSC_KERNELS === "off") kernels.useBlockKernels(false);
 else if (!(await kernels.loadBlockKernels())) console.warn("the WebAssembly kernels did not load");
@@ -31,7 +32,7 @@ const python = process.env.ZARR_TEST_PYTHON ?? "/usr/bin/python3";
 // zlib and zstd engines come from their packages when built.
 for (const pkg of ["codec-gzip", "codec-zstd"]) {
   try {
-    await import(join(root, `packages/${pkg}/dist/register.js`));
+    await import(`@zarr/${pkg}/register`);
   } catch {
     /* not built: those rows are skipped */
   }

@@ -9,30 +9,41 @@ const { main, processIo } = await import("../dist/main.js");
 
 // `zarr tree … | head`: the reader went away and what was left to write is lost.
 // Stop quietly with 141 (128 + SIGPIPE), as Unix tools that SIGPIPE stops do:
-// the output is partial, and `set -o pipefail` scripts see it.
+// the output is partial, and `set -o pipefail` scripts see it. Any other
+// error of the standard streams (ENOSPC on /dev/full) is an I/O error (2).
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (e) => {
     if (e.code === "EPIPE") process.exit(128 + (constants.signals.SIGPIPE ?? 13));
-    throw e;
+    if (stream !== process.stderr) process.stderr.write(`zarr: error: ${e.message}\n`);
+    process.exit(2);
   });
 }
 
-// Ctrl-C / SIGTERM: abort running operations, then exit with 128 + the
-// signal's number (130, 143), the code a shell reports for a process the
-// signal killed. A second signal exits at once.
+// Ctrl-C / SIGTERM: abort running operations, then end by the signal itself
+// (its default action, raised again), which a shell reports as 128 + its
+// number (130, 143). Exiting otherwise would wait for Node's thread pool,
+// which a blocked file system call (opening a FIFO that has no reader) holds
+// forever. A second signal ends the process at once.
 const controller = new AbortController();
+let received;
+const endBy = (name) => {
+  process.removeAllListeners(name);
+  process.kill(process.pid, name);
+};
 const stop = (name) => {
+  if (received !== undefined) return endBy(name);
+  received = name;
   const exitCode = 128 + (constants.signals[name] ?? 2);
-  if (controller.signal.aborted) process.exit(exitCode);
   controller.abort(Object.assign(new Error("interrupted"), { exitCode }));
 };
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 
-process.exitCode = await main(process.argv.slice(2), processIo(controller.signal));
-// Interrupted: what the command left waiting (a read of a server that never
-// answers) must not keep the process alive.
-if (controller.signal.aborted) process.exit();
+const code = await main(process.argv.slice(2), processIo(controller.signal));
+// Interrupted (`zarr serve` stops with 0): what the command left waiting (a
+// read of a server that never answers) must not keep the process alive.
+if (received !== undefined && code !== 0) endBy(received);
+process.exitCode = code;
 
 /**
  * Node >= 22.1 keeps the compiled code of the modules imported after this

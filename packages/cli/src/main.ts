@@ -172,8 +172,11 @@ export async function main(
       );
       return interruptedExitCode(io.signal.reason);
     }
-    const usage =
-      e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+    // The reader of an output stream named as a file (/dev/stdout, a FIFO) went
+    // away: quiet, 128 + SIGPIPE, as bin/zarr.js does for standard output.
+    const { code, syscall } = e as { code?: string; syscall?: string };
+    if (code === "EPIPE" && syscall === "write") return 141;
+    const usage = e instanceof UsageError || code?.startsWith("ERR_PARSE_ARGS");
     const message = e instanceof Error ? e.message : String(e);
     // Library errors can only come from a command that ran (core is not
     // loaded before): `--help` and usage errors never import it.

@@ -136,8 +136,15 @@ function decodeBomb(name: string, run: Run): Promise<AttackResult> {
     run.engine &&
     new URL(`../../packages/codec-gzip/dist/engine/${run.engine}.js`, `file://${ATTACKS_DIR}/`)
       .href;
+  // The engine switch is internal: reached in the per-module build, whose
+  // register module then supplies the zstd codec (in Node, the package's
+  // entries load from its bundle, which has its own copy of the switch).
   const zstdEngineUrl = new URL(
     "../../packages/codec-zstd/dist/engine.js",
+    `file://${ATTACKS_DIR}/`,
+  ).href;
+  const zstdRegisterUrl = new URL(
+    "../../packages/codec-zstd/dist/register.js",
     `file://${ATTACKS_DIR}/`,
   ).href;
   return attack(
@@ -145,7 +152,10 @@ function decodeBomb(name: string, run: Run): Promise<AttackResult> {
     const { readFileSync } = await import("node:fs");
     const { codecRegistry } = await import("@zarr/core/codec");
     for (const m of ${JSON.stringify(REGISTER)}) await import(m);
-    if (${JSON.stringify(run.zstd === "wasm")}) (await import(${JSON.stringify(zstdEngineUrl)})).useNativeZstd(false);
+    if (${JSON.stringify(run.zstd === "wasm")}) {
+      await import(${JSON.stringify(zstdRegisterUrl)});
+      (await import(${JSON.stringify(zstdEngineUrl)})).useNativeZstd(false);
+    }
     const context = {
       spec: { shape: [1], dataType: { name: "uint8", itemSize: 1 }, fillValue: 0 },
       path: "bomb",
