@@ -19,8 +19,10 @@
  * each of the package's modules once, so a package's state (its registries, a
  * shared pool) stays one per process whichever entries a program imports, as
  * with the per-module files that browsers and bundlers use through `default`.
+ * An entry without a `node` condition stays per-module and out of the bundle.
  * The build fails unless every written file loads and exports what its
- * `default` file does.
+ * `default` file does, and when an entry's Node file would load a package its
+ * per-module graph loads only on demand.
  *
  * esbuild comes from the calling package's devDependencies.
  */
@@ -40,7 +42,11 @@ const fail = (message) => {
 const sideEffectFiles = new Set(
   (Array.isArray(manifest.sideEffects) ? manifest.sideEffects : []).map((p) => join(pkgDir, p)),
 );
-/** Entries with a Node file: its `default` file, its node file, whether it has side effects. */
+/**
+ * Entries with a Node file: its `default` file, its node file, whether it has
+ * side effects, and the package modules it imports statically (itself, for a
+ * facade; filled in while building a side-effect entry).
+ */
 const entries = Object.values(manifest.exports ?? {})
   .filter((c) => typeof c === "object" && c.node?.endsWith(".node.js"))
   .map((c) => {
