@@ -201,7 +201,7 @@ export async function main(
  * How long an interrupted command has to stop by itself. Commands that pass
  * the signal on (get, copy, diff, verify) stop within it, after their chunks
  * in flight; a command waiting on a read that ignores the signal (a server
- * that never answers) is abandoned, and bin/zarr.js exits.
+ * that never answers) is abandoned, and bin/zarr.js ends the process.
  */
 const STOP_GRACE_MS = 1000;
 
