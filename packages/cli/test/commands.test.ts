@@ -1,6 +1,6 @@
 // Every zarr command against fixtures and files written here: output, exit
 // codes, help, verify on corrupted data, serve over HTTP, EPIPE.
-import { spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -346,6 +346,11 @@ describe("serve", () => {
   }, 15_000);
 });
 
+/** How `child` ends: its exit code, or the signal that ended it. */
+function ended(child: ChildProcess): Promise<[number | null, string | null]> {
+  return new Promise((resolve) => child.on("close", (code, by) => resolve([code, by])));
+}
+
 describe("process behaviour", () => {
   it("EPIPE: `zarr get … --csv | head -c 10` stops quietly with 141 (128 + SIGPIPE: partial output)", async () => {
     const store = join(dir, "big.zarr");
@@ -390,9 +395,7 @@ describe("process behaviour", () => {
       try {
         let err = "";
         child.stderr.on("data", (d) => (err += String(d)));
-        const exit = new Promise<[number | null, string | null]>((resolve) =>
-          child.on("close", (code, by) => resolve([code, by])),
-        );
+        const exit = ended(child);
         await requested;
         const sent = Date.now();
         child.kill(signal);
@@ -422,9 +425,7 @@ describe("process behaviour", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     try {
-      const exit = new Promise<[number | null, string | null]>((resolve) =>
-        child.on("close", (code, by) => resolve([code, by])),
-      );
+      const exit = ended(child);
       await new Promise((r) => setTimeout(r, 1500)); // blocked in open()
       child.kill("SIGTERM");
       expect(await exit).toEqual([null, "SIGTERM"]);
