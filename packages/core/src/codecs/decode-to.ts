@@ -10,6 +10,7 @@
 import type { DataArray } from "../dtypes/types.js";
 import { copyStrided, cStrides, resolveAxes } from "../indexing/strided.js";
 import type { Axis } from "../indexing/types.js";
+import { adviseHugePages } from "../memory/huge-pages.js";
 import type { CodecPipeline } from "./pipeline.js";
 import type { CodecOptions, NDArray } from "./types.js";
 
@@ -52,7 +53,11 @@ export class DecodeBuffers {
   /** A buffer of `size` bytes (contents undefined) to hand back with {@link give}. */
   take(size: number): Uint8Array {
     const reused = this.#free.get(size)?.pop();
-    if (reused === undefined) return new Uint8Array(size);
+    if (reused === undefined) {
+      const fresh = new Uint8Array(size);
+      adviseHugePages(fresh.buffer); // chunks of 4 MiB or more
+      return fresh;
+    }
     this.#freeBytes -= size;
     return reused;
   }

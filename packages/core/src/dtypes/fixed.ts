@@ -7,6 +7,7 @@
  */
 
 import { CodecError, ValueError } from "../errors.js";
+import { adviseHugePages } from "../memory/huge-pages.js";
 import { aligned, byteSwapped, bytesOf, fillPattern, matchesPattern } from "./byte-utils.js";
 import { assertLittleEndianHost } from "./host.js";
 import type {
@@ -65,8 +66,9 @@ export abstract class FixedSizeDataType<T extends TypedArray = TypedArray> imple
     if (!Number.isSafeInteger(n) || n < 0) {
       throw new ValueError(`cannot allocate ${n} elements of ${this.name}`);
     }
+    let array: T;
     try {
-      return new this.ctor(n * this.width);
+      array = new this.ctor(n * this.width);
     } catch (cause) {
       // Past the engine's typed-array limit (a RangeError): say what was asked for.
       throw new ValueError(
@@ -74,6 +76,8 @@ export abstract class FixedSizeDataType<T extends TypedArray = TypedArray> imple
         { cause },
       );
     }
+    adviseHugePages(array.buffer); // large arrays only; fresh memory is untouched until written
+    return array;
   }
 
   defaultFillValue(): FillValue {
