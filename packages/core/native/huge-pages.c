@@ -1,7 +1,7 @@
 /*
  * A Node-API addon with one function, adviseHugePages(buffer): asks Linux to
- * back the 2 MiB-aligned interior of a fresh ArrayBuffer with transparent huge
- * pages (madvise MADV_HUGEPAGE), as NumPy does for its large arrays. The first
+ * back a fresh ArrayBuffer with transparent huge pages (madvise MADV_HUGEPAGE)
+ * where it can, as NumPy does for its large arrays. The first
  * write of a fresh 64 MiB array then takes 32 page faults instead of 16,384
  * (see docs/performance.md). Only a hint: the kernel may ignore it, and the
  * function reports whether the call succeeded.
@@ -35,7 +35,7 @@ napi_status napi_create_function(napi_env env, const char *utf8name, size_t leng
 napi_status napi_set_named_property(napi_env env, napi_value object, const char *utf8name,
                                     napi_value value);
 
-#define HUGE_PAGE_BYTES ((uintptr_t)2 << 20)
+#define BASE_PAGE_BYTES ((uintptr_t)4096) /* x86-64 */
 #define SYS_MADVISE 28   /* x86-64 */
 #define MADV_HUGEPAGE 14
 
@@ -59,11 +59,20 @@ static napi_value advise_huge_pages(napi_env env, napi_callback_info info) {
   if (napi_get_cb_info(env, info, &argc, argv, 0, 0) == NAPI_OK && argc >= 1 &&
       napi_is_arraybuffer(env, argv[0], &is_buffer) == NAPI_OK && is_buffer &&
       napi_get_arraybuffer_info(env, argv[0], &data, &length) == NAPI_OK && data != 0) {
-    /* Only whole huge pages inside the buffer: its neighbours are left alone. */
+    /*
+     * The pages the buffer lies on, whole: for a large allocation that is its
+     * whole mapping, so that neighbouring advised arrays merge into one kernel
+     * mapping instead of splitting theirs (the kernel backs only the 2 MiB-aligned
+     * parts with huge pages). Advice never changes memory contents, so the
+     * partial first and last pages may hold other data.
+     */
     uintptr_t first = (uintptr_t)data;
-    uintptr_t start = (first + HUGE_PAGE_BYTES - 1) & ~(HUGE_PAGE_BYTES - 1);
-    uintptr_t end = (first + length) & ~(HUGE_PAGE_BYTES - 1);
-    if (length <= ~first && end > start) advised = madvise_hugepage(start, end - start) == 0;
+    /* first + length + BASE_PAGE_BYTES - 1 must not wrap around. */
+    if (length != 0 && length <= ~first && ~first - length >= BASE_PAGE_BYTES) {
+      uintptr_t start = first & ~(BASE_PAGE_BYTES - 1);
+      uintptr_t end = (first + length + BASE_PAGE_BYTES - 1) & ~(BASE_PAGE_BYTES - 1);
+      advised = madvise_hugepage(start, end - start) == 0;
+    }
   }
   napi_value result = 0;
   napi_get_boolean(env, advised, &result);

@@ -6,8 +6,19 @@
  * Checks in child processes use the built package (`pnpm build` first).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { createArray, MemoryStore } from "../src/index.js";
 import { adviseHugePages, HUGE_PAGE_MIN_BYTES } from "../src/memory/huge-pages.js";
@@ -30,12 +41,15 @@ function unsupported(): string | undefined {
 }
 
 /** Runs an ES module in a child Node process (built package); returns its stdout, trimmed. */
-function child(source: string, options: { env?: Record<string, string>; flags?: string[] } = {}) {
+function child(
+  source: string,
+  options: { env?: Record<string, string>; flags?: string[]; cwd?: string } = {},
+) {
   return execFileSync(
     process.execPath,
     [...(options.flags ?? []), "--input-type=module", "-e", source],
     {
-      cwd: packageRoot,
+      cwd: options.cwd ?? packageRoot,
       encoding: "utf8",
       env: { ...process.env, ...options.env },
       timeout: 30_000,
@@ -148,4 +162,125 @@ console.log(JSON.stringify({ first: data[0], second: data[1], last: data[data.le
       expect(nonzero).toBe(1);
     }
   });
+  it("the switch reads 0, 00, false, off, no in any case and spacing as off; anything else leaves it on", () => {
+    const probe = `
+import { readFileSync } from "node:fs";
+import { createArray, MemoryStore } from "@zarr/core";
+const a = await createArray(new MemoryStore(), "", { shape: [1 << 20], dataType: "float64", chunkShape: [1 << 20], fillValue: 1 });
+await a.get(null);
+console.log(/huge-pages\\.node/.test(readFileSync("/proc/self/maps", "utf8")));
+`;
+    const loaded = (value: string) =>
+      child(probe, { env: { ZARR_MADVISE_HUGEPAGE: value } }) === "true";
+    for (const off of ["0", "00", " 0 ", "false", "OFF", "No"])
+      expect(loaded(off), off).toBe(false);
+    if (process.platform === "linux" && process.arch === "x64") {
+      for (const on of ["", "1", "yes"]) expect(loaded(on), JSON.stringify(on)).toBe(true);
+    }
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "a copy of core bundled into an app loads no addon, not even one a parent node_modules offers",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "zarr-huge-pages-"));
+      try {
+        // A package named @zarr/core on the bundle's module search path, with an addon at
+        // the path core's own would have (a genuine one: loading it would show in /proc/self/maps).
+        const planted = join(dir, "node_modules/@zarr/core");
+        mkdirSync(join(planted, "native/linux-x64"), { recursive: true });
+        writeFileSync(
+          join(planted, "package.json"),
+          JSON.stringify({ name: "@zarr/core", exports: { "./package.json": "./package.json" } }),
+        );
+        copyFileSync(
+          join(packageRoot, "native/linux-x64/huge-pages.node"),
+          join(planted, "native/linux-x64/huge-pages.node"),
+        );
+        const app = join(dir, "app");
+        mkdirSync(app);
+        writeFileSync(
+          join(app, "entry.mjs"),
+          `import { readFileSync } from "node:fs";
+import { createArray, MemoryStore } from "@zarr/core";
+const a = await createArray(new MemoryStore(), "", { shape: [1 << 20], dataType: "float64", chunkShape: [1 << 20], fillValue: 2 });
+const { data } = await a.get(null);
+console.log(JSON.stringify({ ok: data.every((x) => x === 2), loaded: readFileSync("/proc/self/maps", "utf8").includes("huge-pages.node") }));
+`,
+        );
+        await build({
+          entryPoints: [join(app, "entry.mjs")],
+          bundle: true,
+          platform: "node",
+          format: "esm",
+          outfile: join(app, "bundle.mjs"),
+          nodePaths: [join(packageRoot, "..")],
+          alias: { "@zarr/core": packageRoot },
+          logLevel: "silent",
+        });
+        const out = execFileSync(process.execPath, [join(app, "bundle.mjs")], {
+          cwd: app,
+          encoding: "utf8",
+          timeout: 30_000,
+        });
+        expect(JSON.parse(out)).toEqual({ ok: true, loaded: false });
+        // A startup snapshot of such an app builds (an addon's function cannot be saved in one).
+        const cjs = join(app, "snapshot-entry.cjs");
+        await build({
+          stdin: {
+            contents: `const { createArray, MemoryStore } = require("@zarr/core");
+require("node:v8").startupSnapshot.setDeserializeMainFunction(() => console.log("restored"));
+createArray(new MemoryStore(), "", { shape: [1 << 20], dataType: "float64", chunkShape: [1 << 20], fillValue: 2 }).then((a) => a.get(null));`,
+            resolveDir: app,
+          },
+          bundle: true,
+          platform: "node",
+          format: "cjs",
+          outfile: cjs,
+          alias: { "@zarr/core": packageRoot },
+          define: { "import.meta.url": "__importMetaUrl" },
+          banner: {
+            js: 'const __importMetaUrl = require("node:url").pathToFileURL(__filename).href;',
+          },
+          logLevel: "silent",
+        });
+        const blob = join(app, "snapshot.blob");
+        execFileSync(process.execPath, ["--snapshot-blob", blob, "--build-snapshot", cjs], {
+          cwd: app,
+          timeout: 60_000,
+          stdio: "pipe",
+        });
+        expect(
+          execFileSync(process.execPath, ["--snapshot-blob", blob], {
+            cwd: app,
+            encoding: "utf8",
+          }).trim(),
+        ).toBe("restored");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+
+  it.skipIf(why !== undefined)(
+    "live advised arrays take at most one kernel mapping each (Linux allows 65,530 per process)",
+    () => {
+      const out = JSON.parse(
+        child(`
+import { readFileSync } from "node:fs";
+import { createArray, MemoryStore } from "@zarr/core";
+const maps = () => readFileSync("/proc/self/maps", "utf8").split("\\n").length;
+const n = (6 << 20) / 8;
+const a = await createArray(new MemoryStore(), "", { shape: [n], dataType: "float64", chunkShape: [n], fillValue: 0 });
+const held = [];
+const before = maps();
+for (let i = 0; i < 1000; i++) held.push((await a.get(null)).data);
+console.log(JSON.stringify({ added: maps() - before, held: held.length }));
+`),
+      );
+      expect(out.held).toBe(1000);
+      expect(out.added).toBeLessThanOrEqual(1100);
+    },
+    60_000,
+  );
 });

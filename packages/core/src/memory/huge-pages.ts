@@ -11,7 +11,8 @@
  * `native/huge-pages.c` (`scripts/build-native.mjs`).
  *
  * Everywhere else (browsers, other systems, a process that may not load
- * addons, `ZARR_MADVISE_HUGEPAGE=0` in the environment, as NumPy's
+ * addons, a copy of core bundled into an app, `ZARR_MADVISE_HUGEPAGE=0` in the
+ * environment, read at the first large allocation, as NumPy's
  * `NUMPY_MADVISE_HUGEPAGE=0`) it does nothing: the advice never changes what
  * an array holds, only how the kernel backs it. No Node built-in is imported:
  * the addon is found through `process`, when there is one.
@@ -52,25 +53,41 @@ function loadAddon(): Advise | null {
   if (
     proc?.platform !== "linux" ||
     proc.arch !== "x64" ||
-    proc.env?.ZARR_MADVISE_HUGEPAGE === "0" ||
+    turnedOff(proc.env?.ZARR_MADVISE_HUGEPAGE) ||
     typeof proc.dlopen !== "function" ||
     typeof proc.getBuiltinModule !== "function"
   ) {
     return null;
   }
   try {
-    // The package's own root, wherever this module was bundled to.
     const { createRequire } = proc.getBuiltinModule("node:module") as {
       createRequire(from: string): { resolve(id: string): string };
     };
+    const { fileURLToPath } = proc.getBuiltinModule("node:url") as {
+      fileURLToPath(url: string): string;
+    };
     const manifest = createRequire(import.meta.url).resolve("@zarr/core/package.json");
+    const root = manifest.slice(0, manifest.length - "package.json".length);
+    // Only the addon of the package this module belongs to. A copy of core
+    // bundled into an app would find some @zarr/core on the module search path
+    // (a parent node_modules, NODE_PATH), whose native code is not ours to load;
+    // and a startup snapshot, which cannot hold an addon's function, is a bundle.
+    if (!fileURLToPath(import.meta.url).startsWith(root)) return null;
     const addon = { exports: {} as { adviseHugePages?: unknown } };
-    proc.dlopen(addon, manifest.replace(/package\.json$/, "native/linux-x64/huge-pages.node"));
+    proc.dlopen(addon, `${root}native/linux-x64/huge-pages.node`);
     const fn = addon.exports.adviseHugePages;
     return typeof fn === "function" ? (fn as Advise) : null;
   } catch {
     // Not installed with the package, addons disallowed (`--permission`
-    // without `--allow-addons`), or an engine without Node-API: no advice.
+    // without `--allow-addons`, `--no-addons`), or an engine without
+    // Node-API: no advice.
     return null;
   }
+}
+
+/** `0` (any number of zeros), `false`, `off` or `no`, in any case and spacing. */
+function turnedOff(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const v = value.trim().toLowerCase();
+  return /^0+$/.test(v) || v === "false" || v === "off" || v === "no";
 }
