@@ -13,11 +13,12 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { createArray, MemoryStore } from "../src/index.js";
@@ -179,87 +180,141 @@ console.log(/huge-pages\\.node/.test(readFileSync("/proc/self/maps", "utf8")));
     }
   });
 
-  it.skipIf(process.platform !== "linux")(
-    "a copy of core bundled into an app loads no addon, not even one a parent node_modules offers",
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), "zarr-huge-pages-"));
-      try {
-        // A package named @zarr/core on the bundle's module search path, with an addon at
-        // the path core's own would have (a genuine one: loading it would show in /proc/self/maps).
-        const planted = join(dir, "node_modules/@zarr/core");
-        mkdirSync(join(planted, "native/linux-x64"), { recursive: true });
-        writeFileSync(
-          join(planted, "package.json"),
-          JSON.stringify({ name: "@zarr/core", exports: { "./package.json": "./package.json" } }),
-        );
-        copyFileSync(
-          join(packageRoot, "native/linux-x64/huge-pages.node"),
-          join(planted, "native/linux-x64/huge-pages.node"),
-        );
-        const app = join(dir, "app");
-        mkdirSync(app);
-        writeFileSync(
-          join(app, "entry.mjs"),
-          `import { readFileSync } from "node:fs";
+  /** An app reading an 8 MiB array through core, bundled with esbuild; prints whether any addon file is mapped. */
+  const APP = `import { readFileSync } from "node:fs";
 import { createArray, MemoryStore } from "@zarr/core";
 const a = await createArray(new MemoryStore(), "", { shape: [1 << 20], dataType: "float64", chunkShape: [1 << 20], fillValue: 2 });
 const { data } = await a.get(null);
 console.log(JSON.stringify({ ok: data.every((x) => x === 2), loaded: readFileSync("/proc/self/maps", "utf8").includes("huge-pages.node") }));
-`,
+`;
+  async function bundleApp(outfile: string): Promise<void> {
+    await build({
+      stdin: { contents: APP, resolveDir: packageRoot },
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      outfile,
+      alias: { "@zarr/core": packageRoot },
+      logLevel: "silent",
+    });
+  }
+  /** Places a genuine addon (loading it would show in /proc/self/maps) at `dir`/native/linux-x64. */
+  function plantAddon(dir: string): void {
+    mkdirSync(join(dir, "native/linux-x64"), { recursive: true });
+    copyFileSync(
+      join(packageRoot, "native/linux-x64/huge-pages.node"),
+      join(dir, "native/linux-x64/huge-pages.node"),
+    );
+  }
+  const runApp = (file: string) =>
+    JSON.parse(
+      execFileSync(process.execPath, [file], {
+        cwd: dirname(file),
+        encoding: "utf8",
+        timeout: 30_000,
+      }),
+    );
+
+  it.skipIf(process.platform !== "linux")(
+    "a copy of core bundled into an app loads no addon, whatever @zarr/core the module search path offers",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "zarr-huge-pages-"));
+      try {
+        // 1. A package named @zarr/core with an addon, in a parent node_modules of the app.
+        const one = join(dir, "one");
+        plantAddon(join(one, "node_modules/@zarr/core"));
+        writeFileSync(
+          join(one, "node_modules/@zarr/core/package.json"),
+          JSON.stringify({ name: "@zarr/core" }),
         );
-        await build({
-          entryPoints: [join(app, "entry.mjs")],
-          bundle: true,
-          platform: "node",
-          format: "esm",
-          outfile: join(app, "bundle.mjs"),
-          nodePaths: [join(packageRoot, "..")],
-          alias: { "@zarr/core": packageRoot },
-          logLevel: "silent",
+        await bundleApp(join(one, "app/bundle.mjs"));
+        expect(runApp(join(one, "app/bundle.mjs"))).toEqual({ ok: true, loaded: false });
+        // 2. Its package.json a link to the app's own (another name), the addon beside that.
+        const two = join(dir, "two");
+        mkdirSync(join(two, "node_modules/@zarr/core"), { recursive: true });
+        writeFileSync(join(two, "package.json"), JSON.stringify({ name: "not-zarr" }));
+        symlinkSync("../../../package.json", join(two, "node_modules/@zarr/core/package.json"));
+        plantAddon(two);
+        await bundleApp(join(two, "app/bundle.mjs"));
+        expect(runApp(join(two, "app/bundle.mjs"))).toEqual({ ok: true, loaded: false });
+        // 3. A library bundling core, installed flat; a fake core maps ./package.json to a
+        // short name; an addon in a package called "native" beside them.
+        const three = join(dir, "three");
+        const modules = join(three, "node_modules");
+        mkdirSync(join(modules, "@zarr/core"), { recursive: true });
+        writeFileSync(
+          join(modules, "@zarr/core/package.json"),
+          JSON.stringify({ name: "@zarr/core", exports: { "./package.json": "./x" } }),
+        );
+        writeFileSync(join(modules, "@zarr/core/x"), "{}");
+        plantAddon(join(modules, "native"));
+        mkdirSync(join(modules, "some-lib/dist"), { recursive: true });
+        writeFileSync(join(modules, "some-lib/package.json"), JSON.stringify({ name: "some-lib" }));
+        await bundleApp(join(modules, "some-lib/dist/bundle.mjs"));
+        expect(runApp(join(modules, "some-lib/dist/bundle.mjs"))).toEqual({
+          ok: true,
+          loaded: false,
         });
-        const out = execFileSync(process.execPath, [join(app, "bundle.mjs")], {
-          cwd: app,
-          encoding: "utf8",
-          timeout: 30_000,
-        });
-        expect(JSON.parse(out)).toEqual({ ok: true, loaded: false });
-        // A startup snapshot of such an app builds (an addon's function cannot be saved in one).
-        const cjs = join(app, "snapshot-entry.cjs");
-        await build({
-          stdin: {
-            contents: `const { createArray, MemoryStore } = require("@zarr/core");
-require("node:v8").startupSnapshot.setDeserializeMainFunction(() => console.log("restored"));
-createArray(new MemoryStore(), "", { shape: [1 << 20], dataType: "float64", chunkShape: [1 << 20], fillValue: 2 }).then((a) => a.get(null));`,
-            resolveDir: app,
-          },
-          bundle: true,
-          platform: "node",
-          format: "cjs",
-          outfile: cjs,
-          alias: { "@zarr/core": packageRoot },
-          define: { "import.meta.url": "__importMetaUrl" },
-          banner: {
-            js: 'const __importMetaUrl = require("node:url").pathToFileURL(__filename).href;',
-          },
-          logLevel: "silent",
-        });
-        const blob = join(app, "snapshot.blob");
-        execFileSync(process.execPath, ["--snapshot-blob", blob, "--build-snapshot", cjs], {
-          cwd: app,
-          timeout: 60_000,
-          stdio: "pipe",
-        });
-        expect(
-          execFileSync(process.execPath, ["--snapshot-blob", blob], {
-            cwd: app,
-            encoding: "utf8",
-          }).trim(),
-        ).toBe("restored");
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     },
     60_000,
+  );
+
+  it.skipIf(process.platform !== "linux")(
+    "startup snapshots of apps bundling core build and restore, also when the bundle keeps core's file URL (as webpack does)",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "zarr-huge-pages-"));
+      try {
+        const genuine = pathToFileURL(join(packageRoot, "dist/node-bundle.js")).href;
+        for (const [name, importMetaUrl] of [
+          ["own-url", 'require("node:url").pathToFileURL(__filename).href'],
+          ["core-url", JSON.stringify(genuine)],
+        ] as const) {
+          const cjs = join(dir, `${name}.cjs`);
+          await build({
+            stdin: {
+              contents: `const { createArray, MemoryStore } = require("@zarr/core");
+const { readFileSync } = require("node:fs");
+const read = () => createArray(new MemoryStore(), "", { shape: [1 << 20], dataType: "float64", chunkShape: [1 << 20], fillValue: 2 }).then((a) => a.get(null));
+require("node:v8").startupSnapshot.setDeserializeMainFunction(() =>
+  read().then(({ data }) => console.log(JSON.stringify({ ok: data.every((x) => x === 2), loaded: readFileSync("/proc/self/maps", "utf8").includes("huge-pages.node") }))));
+read();`,
+              resolveDir: packageRoot,
+            },
+            bundle: true,
+            platform: "node",
+            format: "cjs",
+            outfile: cjs,
+            alias: { "@zarr/core": packageRoot },
+            define: { "import.meta.url": "__importMetaUrl" },
+            banner: { js: `const __importMetaUrl = ${importMetaUrl};` },
+            logLevel: "silent",
+          });
+          const blob = join(dir, `${name}.blob`);
+          execFileSync(process.execPath, ["--snapshot-blob", blob, "--build-snapshot", cjs], {
+            cwd: dir,
+            timeout: 60_000,
+            stdio: "pipe",
+          });
+          const restored = JSON.parse(
+            execFileSync(process.execPath, ["--snapshot-blob", blob], {
+              cwd: dir,
+              encoding: "utf8",
+            }),
+          );
+          // A bundle that says it is core's own file gets that package's addon once restored.
+          expect(restored, name).toEqual({
+            ok: true,
+            loaded: name === "core-url" && why === undefined,
+          });
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    90_000,
   );
 
   it.skipIf(why !== undefined)(

@@ -10,12 +10,14 @@
  * so does this module, through a small Node-API addon built from
  * `native/huge-pages.c` (`scripts/build-native.mjs`).
  *
- * Everywhere else (browsers, other systems, a process that may not load
- * addons, a copy of core bundled into an app, `ZARR_MADVISE_HUGEPAGE=0` in the
- * environment, read at the first large allocation, as NumPy's
- * `NUMPY_MADVISE_HUGEPAGE=0`) it does nothing: the advice never changes what
- * an array holds, only how the kernel backs it. No Node built-in is imported:
- * the addon is found through `process`, when there is one.
+ * The addon is loaded only from the `@zarr/core` package this module's file
+ * belongs to. Everywhere else (browsers, other systems, a process that may not
+ * load addons, a copy of core bundled into an app, while a startup snapshot is
+ * built, `ZARR_MADVISE_HUGEPAGE=0` in the environment, read at the first large
+ * allocation, as NumPy's `NUMPY_MADVISE_HUGEPAGE=0`) it does nothing: the
+ * advice never changes what an array holds, only how the kernel backs it. No
+ * Node built-in is imported: they are reached through `process`, when there
+ * is one.
  *
  * @module
  */
@@ -47,8 +49,12 @@ export function adviseHugePages(buffer: ArrayBufferLike): boolean {
   return advise?.(buffer) ?? false;
 }
 
-/** The addon's function, or `null` where it cannot or should not load. */
-function loadAddon(): Advise | null {
+/**
+ * The addon's function; `null` where it cannot or should not load; `undefined`
+ * while a startup snapshot is being built (an addon's function cannot be saved
+ * in one: it loads after the snapshot is restored).
+ */
+function loadAddon(): Advise | null | undefined {
   const proc = (globalThis as { process?: NodeProcess }).process;
   if (
     proc?.platform !== "linux" ||
@@ -60,21 +66,18 @@ function loadAddon(): Advise | null {
     return null;
   }
   try {
-    const { createRequire } = proc.getBuiltinModule("node:module") as {
-      createRequire(from: string): { resolve(id: string): string };
-    };
-    const { fileURLToPath } = proc.getBuiltinModule("node:url") as {
-      fileURLToPath(url: string): string;
-    };
-    const manifest = createRequire(import.meta.url).resolve("@zarr/core/package.json");
-    const root = manifest.slice(0, manifest.length - "package.json".length);
-    // Only the addon of the package this module belongs to. A copy of core
-    // bundled into an app would find some @zarr/core on the module search path
-    // (a parent node_modules, NODE_PATH), whose native code is not ours to load;
-    // and a startup snapshot, which cannot hold an addon's function, is a bundle.
-    if (!fileURLToPath(import.meta.url).startsWith(root)) return null;
+    const builtin = proc.getBuiltinModule.bind(proc) as <T>(id: string) => T;
+    const v8 = builtin<{ startupSnapshot?: { isBuildingSnapshot?(): boolean } }>("node:v8");
+    if (v8.startupSnapshot?.isBuildingSnapshot?.()) return undefined;
+    const { fileURLToPath } = builtin<{ fileURLToPath(url: string): string }>("node:url");
+    const root = ownPackageRoot(
+      builtin("node:fs"),
+      builtin("node:path"),
+      fileURLToPath(import.meta.url),
+    );
+    if (root === null) return null;
     const addon = { exports: {} as { adviseHugePages?: unknown } };
-    proc.dlopen(addon, `${root}native/linux-x64/huge-pages.node`);
+    proc.dlopen(addon, `${root}/native/linux-x64/huge-pages.node`);
     const fn = addon.exports.adviseHugePages;
     return typeof fn === "function" ? (fn as Advise) : null;
   } catch {
@@ -82,6 +85,35 @@ function loadAddon(): Advise | null {
     // without `--allow-addons`, `--no-addons`), or an engine without
     // Node-API: no advice.
     return null;
+  }
+}
+
+/**
+ * The directory of `@zarr/core` when `file` belongs to it, found as Node finds
+ * a file's package (the nearest `package.json` above it); `null` otherwise.
+ * Never a module search path: a copy of core bundled into an app belongs to
+ * the app, and a `@zarr/core` the resolver would find from there (a parent
+ * `node_modules`, `NODE_PATH`) is not where this code came from.
+ */
+function ownPackageRoot(
+  fs: { readFileSync(path: string, encoding: "utf8"): string },
+  path: { dirname(path: string): string; join(...parts: string[]): string },
+  file: string,
+): string | null {
+  for (let dir = path.dirname(file); ; ) {
+    let manifest: string | undefined;
+    try {
+      manifest = fs.readFileSync(path.join(dir, "package.json"), "utf8");
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") return null;
+    }
+    if (manifest !== undefined) {
+      return (JSON.parse(manifest) as { name?: unknown }).name === "@zarr/core" ? dir : null;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
   }
 }
 
