@@ -255,6 +255,14 @@ console.log(JSON.stringify({ ok: data.every((x) => x === 2), loaded: readFileSyn
           ok: true,
           loaded: false,
         });
+        // 4. The app's directory has no package.json, and the one above it says @zarr/core
+        // (a world-writable /tmp above a deployed bundle), with an addon beside it.
+        const four = join(dir, "four");
+        mkdirSync(four);
+        writeFileSync(join(four, "package.json"), JSON.stringify({ name: "@zarr/core" }));
+        plantAddon(four);
+        await bundleApp(join(four, "app/bundle.mjs"));
+        expect(runApp(join(four, "app/bundle.mjs"))).toEqual({ ok: true, loaded: false });
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -315,6 +323,53 @@ read();`,
       }
     },
     90_000,
+  );
+
+  it.skipIf(process.platform !== "linux")(
+    "a bundle keeping a file URL of core's layout loads nothing another user owns, and a FIFO there never blocks it",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "zarr-huge-pages-"));
+      try {
+        // A webpack-style bundle: import.meta.url fixed to a build machine's path, here a
+        // directory someone else made, holding what a genuine package holds.
+        const fake = join(dir, "build/node_modules/@zarr/core");
+        mkdirSync(join(fake, "dist"), { recursive: true });
+        writeFileSync(join(fake, "dist/node-bundle.js"), "");
+        plantAddon(fake);
+        const bundle = join(dir, "deploy/bundle.mjs");
+        await build({
+          stdin: { contents: APP, resolveDir: packageRoot },
+          bundle: true,
+          platform: "node",
+          format: "esm",
+          outfile: bundle,
+          alias: { "@zarr/core": packageRoot },
+          define: {
+            "import.meta.url": JSON.stringify(
+              pathToFileURL(join(fake, "dist/node-bundle.js")).href,
+            ),
+          },
+          logLevel: "silent",
+        });
+        // Its package.json a FIFO nobody writes to: reading it would block forever.
+        execFileSync("mkfifo", [join(fake, "package.json")]);
+        expect(runApp(bundle)).toEqual({ ok: true, loaded: false });
+        rmSync(join(fake, "package.json"));
+        writeFileSync(join(fake, "package.json"), JSON.stringify({ name: "@zarr/core" }));
+        // Owned by this process's user: as trusted as the process's own files.
+        expect(runApp(bundle)).toEqual({ ok: true, loaded: why === undefined });
+        if (process.getuid?.() === 0) {
+          // Owned by another user (nobody): never loaded.
+          execFileSync("chown", ["-R", "65534:65534", fake]);
+          expect(runApp(bundle)).toEqual({ ok: true, loaded: false });
+        } else {
+          console.log("huge-pages.test: the other-user case needs root to chown (skipped)");
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
   );
 
   it.skipIf(why !== undefined)(

@@ -31,6 +31,8 @@ type Advise = (buffer: ArrayBuffer) => boolean;
 interface NodeProcess {
   platform?: string;
   arch?: string;
+  geteuid?(): number;
+  getegid?(): number;
   env?: Record<string, string | undefined>;
   dlopen?: (module: { exports: unknown }, filename: string) => void;
   getBuiltinModule?: (id: string) => unknown;
@@ -70,14 +72,10 @@ function loadAddon(): Advise | null | undefined {
     const v8 = builtin<{ startupSnapshot?: { isBuildingSnapshot?(): boolean } }>("node:v8");
     if (v8.startupSnapshot?.isBuildingSnapshot?.()) return undefined;
     const { fileURLToPath } = builtin<{ fileURLToPath(url: string): string }>("node:url");
-    const root = ownPackageRoot(
-      builtin("node:fs"),
-      builtin("node:path"),
-      fileURLToPath(import.meta.url),
-    );
-    if (root === null) return null;
+    const addonPath = trustedAddon(builtin("node:fs"), proc, fileURLToPath(import.meta.url));
+    if (addonPath === null) return null;
     const addon = { exports: {} as { adviseHugePages?: unknown } };
-    proc.dlopen(addon, `${root}/native/linux-x64/huge-pages.node`);
+    proc.dlopen(addon, addonPath);
     const fn = addon.exports.adviseHugePages;
     return typeof fn === "function" ? (fn as Advise) : null;
   } catch {
@@ -88,33 +86,59 @@ function loadAddon(): Advise | null | undefined {
   }
 }
 
+/** Where this module lies in the package: the built bundle, the per-module build, the source (tests). */
+const OWN_FILES = [
+  "/dist/node-bundle.js",
+  "/dist/memory/huge-pages.js",
+  "/src/memory/huge-pages.ts",
+];
+
+interface FileStats {
+  isFile(): boolean;
+  size: number;
+  uid: number;
+  gid: number;
+  mode: number;
+}
+
 /**
- * The directory of `@zarr/core` when `file` belongs to it, found as Node finds
- * a file's package (the nearest `package.json` above it); `null` otherwise.
- * Never a module search path: a copy of core bundled into an app belongs to
- * the app, and a `@zarr/core` the resolver would find from there (a parent
- * `node_modules`, `NODE_PATH`) is not where this code came from.
+ * The path of the addon of the `@zarr/core` package that `file` (this module)
+ * is one of its own files in, or `null`. Never found through a module search
+ * path or by walking up directories: a copy of core bundled into an app is
+ * not one of the package's files, and `file` may be a bundler's string from
+ * another machine. The package's `package.json` and the addon must be regular
+ * files of a sane size, owned by this process's user or root and writable by
+ * no one else, so that another local user who can create directories (in
+ * `/tmp`, say) cannot get code loaded.
  */
-function ownPackageRoot(
-  fs: { readFileSync(path: string, encoding: "utf8"): string },
-  path: { dirname(path: string): string; join(...parts: string[]): string },
+function trustedAddon(
+  fs: {
+    statSync(path: string): FileStats;
+    readFileSync(path: string, encoding: "utf8"): string;
+  },
+  proc: { geteuid?(): number; getegid?(): number },
   file: string,
 ): string | null {
-  for (let dir = path.dirname(file); ; ) {
-    let manifest: string | undefined;
-    try {
-      manifest = fs.readFileSync(path.join(dir, "package.json"), "utf8");
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code !== "ENOENT" && code !== "ENOTDIR") return null;
-    }
-    if (manifest !== undefined) {
-      return (JSON.parse(manifest) as { name?: unknown }).name === "@zarr/core" ? dir : null;
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
+  const own = OWN_FILES.find((suffix) => file.endsWith(suffix));
+  if (own === undefined) return null;
+  const root = file.slice(0, file.length - own.length);
+  const euid = proc.geteuid?.();
+  const egid = proc.getegid?.();
+  const trusted = (path: string, maxBytes: number) => {
+    const stats = fs.statSync(path);
+    return (
+      stats.isFile() &&
+      stats.size <= maxBytes &&
+      (stats.uid === 0 || stats.uid === euid) &&
+      (stats.mode & 0o002) === 0 &&
+      ((stats.mode & 0o020) === 0 || stats.gid === egid)
+    );
+  };
+  const manifest = `${root}/package.json`;
+  const addon = `${root}/native/linux-x64/huge-pages.node`;
+  if (!trusted(manifest, 1 << 20) || !trusted(addon, 1 << 16)) return null;
+  const { name } = JSON.parse(fs.readFileSync(manifest, "utf8")) as { name?: unknown };
+  return name === "@zarr/core" ? addon : null;
 }
 
 /** `0` (any number of zeros), `false`, `off` or `no`, in any case and spacing. */
