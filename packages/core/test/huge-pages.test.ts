@@ -187,7 +187,8 @@ const a = await createArray(new MemoryStore(), "", { shape: [1 << 20], dataType:
 const { data } = await a.get(null);
 console.log(JSON.stringify({ ok: data.every((x) => x === 2), loaded: readFileSync("/proc/self/maps", "utf8").includes("huge-pages.node") }));
 `;
-  async function bundleApp(outfile: string): Promise<void> {
+  /** Bundles APP to `outfile`; with `importMetaUrl`, that URL fixed in place of the bundle's own (as webpack does). */
+  async function bundleApp(outfile: string, importMetaUrl?: string): Promise<void> {
     await build({
       stdin: { contents: APP, resolveDir: packageRoot },
       bundle: true,
@@ -195,8 +196,19 @@ console.log(JSON.stringify({ ok: data.every((x) => x === 2), loaded: readFileSyn
       format: "esm",
       outfile,
       alias: { "@zarr/core": packageRoot },
+      define:
+        importMetaUrl === undefined ? {} : { "import.meta.url": JSON.stringify(importMetaUrl) },
       logLevel: "silent",
     });
+  }
+  /** Runs `body` with a fresh temporary directory, removed afterwards. */
+  async function inTempDir(body: (dir: string) => Promise<void>): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), "zarr-huge-pages-"));
+    try {
+      await body(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
   /** Places a genuine addon (loading it would show in /proc/self/maps) at `dir`/native/linux-x64. */
   function plantAddon(dir: string): void {
@@ -217,9 +229,8 @@ console.log(JSON.stringify({ ok: data.every((x) => x === 2), loaded: readFileSyn
 
   it.skipIf(process.platform !== "linux")(
     "a copy of core bundled into an app loads no addon, whatever @zarr/core the module search path offers",
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), "zarr-huge-pages-"));
-      try {
+    () =>
+      inTempDir(async (dir) => {
         // 1. A package named @zarr/core with an addon, in a parent node_modules of the app.
         const one = join(dir, "one");
         plantAddon(join(one, "node_modules/@zarr/core"));
@@ -263,18 +274,14 @@ console.log(JSON.stringify({ ok: data.every((x) => x === 2), loaded: readFileSyn
         plantAddon(four);
         await bundleApp(join(four, "app/bundle.mjs"));
         expect(runApp(join(four, "app/bundle.mjs"))).toEqual({ ok: true, loaded: false });
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+      }),
     60_000,
   );
 
   it.skipIf(process.platform !== "linux")(
     "startup snapshots of apps bundling core build and restore, also when the bundle keeps core's file URL (as webpack does)",
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), "zarr-huge-pages-"));
-      try {
+    () =>
+      inTempDir(async (dir) => {
         const genuine = pathToFileURL(join(packageRoot, "dist/node-bundle.js")).href;
         for (const [name, importMetaUrl] of [
           ["own-url", 'require("node:url").pathToFileURL(__filename).href'],
@@ -318,18 +325,14 @@ read();`,
             loaded: name === "core-url" && why === undefined,
           });
         }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+      }),
     90_000,
   );
 
   it.skipIf(process.platform !== "linux")(
     "a bundle keeping a file URL of core's layout loads nothing another user owns, and a FIFO there never blocks it",
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), "zarr-huge-pages-"));
-      try {
+    () =>
+      inTempDir(async (dir) => {
         // A webpack-style bundle: import.meta.url fixed to a build machine's path, here a
         // directory someone else made, holding what a genuine package holds.
         const fake = join(dir, "build/node_modules/@zarr/core");
@@ -337,20 +340,7 @@ read();`,
         writeFileSync(join(fake, "dist/node-bundle.js"), "");
         plantAddon(fake);
         const bundle = join(dir, "deploy/bundle.mjs");
-        await build({
-          stdin: { contents: APP, resolveDir: packageRoot },
-          bundle: true,
-          platform: "node",
-          format: "esm",
-          outfile: bundle,
-          alias: { "@zarr/core": packageRoot },
-          define: {
-            "import.meta.url": JSON.stringify(
-              pathToFileURL(join(fake, "dist/node-bundle.js")).href,
-            ),
-          },
-          logLevel: "silent",
-        });
+        await bundleApp(bundle, pathToFileURL(join(fake, "dist/node-bundle.js")).href);
         // Its package.json a FIFO nobody writes to: reading it would block forever.
         execFileSync("mkfifo", [join(fake, "package.json")]);
         expect(runApp(bundle)).toEqual({ ok: true, loaded: false });
@@ -365,10 +355,7 @@ read();`,
         } else {
           console.log("huge-pages.test: the other-user case needs root to chown (skipped)");
         }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
+      }),
     60_000,
   );
 
