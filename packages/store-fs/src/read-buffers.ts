@@ -1,13 +1,16 @@
 /**
  * Memory for file reads, reused when the caller hands values back with
  * `release` (arrays do, once a chunk is decoded): no fresh allocation and no
- * garbage per chunk read.
+ * garbage per chunk read. One pool per thread serves every store, so that a
+ * store opened per read (a common pattern: open, read, drop) reuses the memory
+ * the previous one read into instead of faulting in fresh pages (64 × 780 KB
+ * chunk reads took about 5,000 page faults per read with a pool per store).
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 
-/** Free memory kept at most per store (16 chunks in flight of up to 2 MiB; beyond it, reads allocate as before). */
+/** Free memory kept at most per thread (16 chunks in flight of up to 2 MiB; beyond it, reads allocate as before). */
 const MAX_FREE_BYTES = 32 * 1024 * 1024;
 /** Values smaller than this are not worth pooling. */
 const MIN_POOLED_BYTES = 64 * 1024;
@@ -67,3 +70,6 @@ function unzeroed(length: number): Uint8Array {
   const b = Buffer.allocUnsafeSlow(length);
   return new Uint8Array(b.buffer, b.byteOffset, length);
 }
+
+/** The pool every `FileSystemStore` of this thread reads into (`release` gives back to it). */
+export const readBuffers = new ReadBuffers();

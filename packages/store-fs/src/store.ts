@@ -31,7 +31,7 @@ import { writeFileAtomic } from "./atomic.js";
 import type { ReadDescriptor } from "./descriptor.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";
-import { ReadBuffers } from "./read-buffers.js";
+import { type ReadBuffers, readBuffers } from "./read-buffers.js";
 import { type Dir, type OpenValue, openChild, RootedTree } from "./tree.js";
 import { openListed, readEntries, walkKeys } from "./walk.js";
 
@@ -100,7 +100,8 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   #location: string | undefined;
   readonly #tree: RootedTree;
   readonly #durable: boolean;
-  readonly #buffers = new ReadBuffers();
+  /** Shared by the thread's stores (see read-buffers.ts). */
+  readonly #buffers = readBuffers;
   /** `set` writes the value out and keeps no reference to it. */
   readonly copiesOnSet = true;
 
@@ -156,7 +157,9 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   /**
    * Takes back a value this store's `get` returned, for reuse by later reads
    * (arrays call it once a chunk is decoded). The caller must not use `value`
-   * afterwards. Values from elsewhere are ignored.
+   * afterwards. The memory is shared by every `FileSystemStore` of the thread
+   * (at most 32 MiB kept), so a store opened per read reuses what the last
+   * one read into. Values from elsewhere are ignored.
    */
   release(value: Uint8Array): void {
     this.#buffers.give(value);

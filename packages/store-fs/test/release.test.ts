@@ -38,6 +38,25 @@ describe("FileSystemStore.release", () => {
     expect(again.every((x) => x === 1)).toBe(true);
   });
 
+  it("memory is shared by the thread's stores: a store opened per read reuses the last one's", async () => {
+    await new FileSystemStore(root).set("a", filled(200_000, 4));
+    const first = new FileSystemStore(root);
+    const a = (await first.get("a"))!;
+    const memory = a.buffer;
+    first.release(a);
+    // A second store on the same files (as `openArray(new FileSystemStore(path))` per read).
+    const second = new FileSystemStore(root);
+    const b = (await second.get("a"))!;
+    expect(b.buffer).toBe(memory);
+    expect(b.every((x) => x === 4)).toBe(true);
+    // Handed out once: while `b` is live, another read gets other memory.
+    const c = (await first.get("a"))!;
+    expect(c.buffer).not.toBe(memory);
+    expect(c.every((x) => x === 4)).toBe(true);
+    second.release(b);
+    first.release(c);
+  });
+
   it("memory past a value's end, reachable through `.buffer`, never holds old heap bytes", async () => {
     const store = new FileSystemStore(root);
     await store.set("odd", filled(100_001, 7));
