@@ -397,6 +397,80 @@ describe("copyStrided / fillStrided", () => {
     );
   });
 
+  it("copies short rows (moved as 4-byte words or bytes) exactly, whatever the alignment and kind", () => {
+    // A 2-d block of `rows` × `cols` elements from a wider source into a wider
+    // destination, both views at some byte offset into their buffers: rows of
+    // 1 to 80 bytes cover the word loop (whole words, aligned views), the byte
+    // loop and `set`; NaN payloads and -0 must come through bit for bit.
+    type Ctor = Float32ArrayConstructor | Uint8ArrayConstructor | Int16ArrayConstructor;
+    const kinds: [Ctor, number][] = [
+      [Float32Array, 1],
+      [Float32Array, 2], // complex64
+      [Uint8Array, 1],
+      [Uint8Array, 4], // e.g. r32
+      [Uint8Array, 3],
+      [Int16Array, 2],
+    ];
+    const rows = 3;
+    for (const [Kind, width] of kinds) {
+      const size = Kind.BYTES_PER_ELEMENT;
+      for (const cols of [1, 2, 3, 4, 5, 8, 13, 16, 20]) {
+        for (const [srcPad, dstPad] of [
+          [0, 0],
+          [1, 0],
+          [0, 1],
+          [2, 3],
+        ]) {
+          for (const Memory of [ArrayBuffer, SharedArrayBuffer]) {
+            const srcCols = cols + 3;
+            const dstCols = cols + 5;
+            const srcSlots = (rows + 1) * srcCols * width;
+            const dstSlots = (rows + 2) * dstCols * width;
+            const srcBytes = new Uint8Array(new Memory(srcPad * size + srcSlots * size + 8));
+            for (let i = 0; i < srcBytes.length; i++) srcBytes[i] = (i * 151 + 7) & 255;
+            if (Kind === Float32Array) {
+              const f = new DataView(srcBytes.buffer);
+              // Signalling and quiet NaNs with payloads, and -0, at slot 0.
+              f.setUint32(srcPad * size, 0x7f800001, true);
+              f.setUint32(srcPad * size + 4, 0xffc00123, true);
+              f.setUint32(srcPad * size + 8, 0x80000000, true);
+            }
+            const src = new Kind(srcBytes.buffer, srcPad * size, srcSlots);
+            const dst = new Kind(
+              new Memory(dstPad * size + dstSlots * size + 8),
+              dstPad * size,
+              dstSlots,
+            );
+            const expected = new Uint8Array(dst.buffer.byteLength);
+            const srcStart = 1; // element offsets of the block's corner
+            const dstStart = dstCols + 2;
+            for (let r = 0; r < rows; r++) {
+              for (let c = 0; c < cols * width * size; c++) {
+                const from = srcPad * size + ((srcStart + r * srcCols) * width * size + c);
+                const to = dstPad * size + ((dstStart + r * dstCols) * width * size + c);
+                expected[to] = srcBytes[from];
+              }
+            }
+            copyStrided(
+              src,
+              srcStart,
+              [axis(0, 1, rows), axis(0, 1, cols)],
+              [srcCols, 1],
+              dst,
+              dstStart,
+              [axis(0, 1, rows), axis(0, 1, cols)],
+              [dstCols, 1],
+              width,
+            );
+            const got = new Uint8Array(dst.buffer);
+            const label = `${Kind.name} width ${width}, ${cols} columns, pads ${srcPad}/${dstPad}, ${Memory.name}`;
+            expect(Buffer.from(got).equals(Buffer.from(expected)), label).toBe(true);
+          }
+        }
+      }
+    }
+  });
+
   it("rejects axes that select different counts", () => {
     expect(() =>
       copyStrided(
