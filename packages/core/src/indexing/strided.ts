@@ -302,8 +302,14 @@ export function copyStrided(
   const sBytes = asBytes ? bytesOf(src as Uint8Array) : undefined;
   const tBytes = asBytes ? bytesOf(dst as Uint8Array) : undefined;
   const k = width * slotBytes;
-  // Short runs of whole 4-byte words move as words (a call per run costs more).
-  const short = sBytes !== undefined && tBytes !== undefined && m * k < WORD_LOOP_MAX_BYTES;
+  // Short runs of whole 4-byte words move as words (a call per run costs more),
+  // between different memory only (a forward loop over overlapping views would
+  // read what it wrote; `set` copies as if through a buffer).
+  const short =
+    sBytes !== undefined &&
+    tBytes !== undefined &&
+    sBytes.buffer !== tBytes.buffer &&
+    m * k < WORD_LOOP_MAX_BYTES;
   const sWords = short ? wordsOf(sBytes, k) : undefined;
   const tWords = short ? wordsOf(tBytes, k) : undefined;
   const ctr = new Array<number>(inner).fill(0);
