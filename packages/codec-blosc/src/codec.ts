@@ -24,8 +24,11 @@ import {
   registryEngine,
 } from "./engines.js";
 import {
+  type BloscHeader,
   compressGen,
   decompressGen,
+  FLAG_BITSHUFFLE,
+  FLAG_SHUFFLE,
   HEADER_SIZE,
   MAX_BUFFER_SIZE,
   needsEngine,
@@ -62,6 +65,23 @@ const KEYS = new Set(["cname", "clevel", "shuffle", "typesize", "blocksize"]);
 /** Chunks of these compressor formats decode in the WebAssembly kernels once loaded. */
 function usesKernels(format: number): boolean {
   return format === FORMAT_CODES.lz4 || format === FORMAT_CODES.blosclz;
+}
+
+/**
+ * A chunk's decoding runs in the WebAssembly kernels once they are loaded:
+ * lz4 and blosclz chunks whole, and the unshuffling of shuffled chunks of
+ * the other compressors (zstd, zlib). Decoders wait for the kernels' first
+ * load for these, once per thread: a shuffled zstd read that did not wait ran
+ * nearly all of its blocks through the TypeScript unshuffle, the load's
+ * completion queued behind the read (`zarr get` of a 64 MiB blosc zstd array:
+ * 37 ms of a 573 ms process).
+ */
+function decodesInKernels(header: BloscHeader): boolean {
+  return (
+    usesKernels(header.format) ||
+    (header.flags & FLAG_BITSHUFFLE) !== 0 ||
+    ((header.flags & FLAG_SHUFFLE) !== 0 && header.typesize > 1)
+  );
 }
 
 /**
@@ -191,7 +211,7 @@ export class BloscCodec implements BytesToBytesCodec {
       );
     }
     if (!needsEngine(header)) return runSync(decompressGen(bytes, header, undefined, path));
-    const kernels = usesKernels(header.format) ? kernelsLoading() : undefined;
+    const kernels = decodesInKernels(header) ? kernelsLoading() : undefined;
     if (kernels) return kernels.then(() => this.#decode(bytes, decodedSize, options));
     const engine = this.#engine(FORMAT_NAMES[header.format], 5);
     if (engine instanceof Promise) {
@@ -259,7 +279,7 @@ export class BloscCodec implements BytesToBytesCodec {
       runSync(decompressGen(bytes, header, undefined, path, true, out, range));
       return;
     }
-    const kernels = usesKernels(header.format) ? kernelsLoading() : undefined;
+    const kernels = decodesInKernels(header) ? kernelsLoading() : undefined;
     if (kernels) return kernels.then(() => this.#decodeRangeInto(bytes, out, start, end));
     const engine = this.#engine(FORMAT_NAMES[header.format], 5);
     if (engine instanceof Promise) {

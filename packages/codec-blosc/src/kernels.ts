@@ -152,11 +152,14 @@ const NO_MEMORY = -1000;
 /** What the C encoders may write or read past their buffers (see kernels.c). */
 const SLACK = 64;
 
-/** Chunks encoded and decoded (whole, or up to a refused block) in the kernels. */
-const counts = { encoded: 0, decoded: 0 };
+/**
+ * Chunks encoded and decoded (whole, or up to a refused block) in the
+ * kernels, and blocks of other engines' streams unshuffled there.
+ */
+const counts = { encoded: 0, decoded: 0, unshuffled: 0 };
 
-/** How many chunks the kernels have encoded and decoded: tests check that they run. */
-export function kernelChunkCounts(): { encoded: number; decoded: number } {
+/** How many chunks the kernels have encoded and decoded, and blocks unshuffled: tests check that they run. */
+export function kernelChunkCounts(): { encoded: number; decoded: number; unshuffled: number } {
   return { ...counts };
 }
 
@@ -246,9 +249,11 @@ function wrap(exports: Exports): BlockKernels {
       );
     },
     unshuffleBlock(src, dst, ts, mode) {
-      return throughModule(src, dst, (from, to) =>
+      const done = throughModule(src, dst, (from, to) =>
         exports.unshuffle_block(from, to, src.length, ts, mode),
       );
+      if (done) counts.unshuffled++;
+      return done;
     },
     bloscEncode(src, { blocksize, ts, mode, split }, { codec, level }) {
       // [src][tmp: one block][scratch: one block][out: a memcpyed chunk + one stream's bound]

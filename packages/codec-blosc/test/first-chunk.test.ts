@@ -39,7 +39,7 @@ describe("the first chunk of a process", () => {
   ] as const) {
     it(`is encoded in the kernels (${cname}, shuffle ${shuffle})`, async () => {
       const { kernels, api, helpers } = await fresh();
-      expect(kernels.kernelChunkCounts()).toEqual({ encoded: 0, decoded: 0 });
+      expect(kernels.kernelChunkCounts()).toEqual({ encoded: 0, decoded: 0, unshuffled: 0 });
       const codec = helpers.makeCodec({ cname, clevel: 5, shuffle, typesize: 4, blocksize: 0 }, 4);
       const chunk = await codec.encode(field);
       expect(kernels.kernelChunkCounts().encoded).toBe(1);
@@ -59,9 +59,30 @@ describe("the first chunk of a process", () => {
     kernels.useBlockKernels(true);
     const codec = helpers.makeCodec(params, 4);
     const decoded = await codec.decode(chunk);
-    expect(kernels.kernelChunkCounts()).toEqual({ encoded: 0, decoded: 1 });
+    expect(kernels.kernelChunkCounts()).toEqual({ encoded: 0, decoded: 1, unshuffled: 0 });
     expect(sameBytes(decoded as Uint8Array, field)).toBe(true);
   });
+
+  // zstd and zlib streams decode outside the kernels, but their blocks unshuffle
+  // there: the first chunk waits for the kernels too (a shuffled zstd read ran
+  // nearly all its blocks through the TypeScript unshuffle while they loaded).
+  for (const [cname, shuffle] of [
+    ["zstd", 1],
+    ["zlib", 2],
+  ] as const) {
+    it(`has its blocks unshuffled in the kernels (${cname}, shuffle ${shuffle})`, async () => {
+      const { kernels, helpers } = await fresh();
+      await import("@zarr/codec-zstd/register");
+      await import("@zarr/codec-gzip/register");
+      kernels.useBlockKernels(false); // a chunk from the TypeScript shuffle; nothing starts loading
+      const params = { cname, clevel: 5, shuffle, typesize: 4, blocksize: 0 } as const;
+      const chunk = await helpers.makeCodec(params, 4).encode(field);
+      kernels.useBlockKernels(true);
+      const decoded = await helpers.makeCodec(params, 4).decode(chunk);
+      expect(kernels.kernelChunkCounts().unshuffled).toBeGreaterThan(0);
+      expect(sameBytes(decoded as Uint8Array, field)).toBe(true);
+    });
+  }
 
   it("waits for nothing when the kernels are off", async () => {
     const { kernels, helpers } = await fresh();
