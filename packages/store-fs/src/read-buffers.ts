@@ -27,9 +27,21 @@ function sizeClass(length: number): number {
 /** A free list of read buffers by size class. */
 export class ReadBuffers {
   readonly #free = new Map<number, ArrayBuffer[]>();
-  /** Buffers handed out and not yet back: only these are accepted by `give`. */
-  readonly #out = new WeakSet<ArrayBufferLike>();
+  /**
+   * Each buffer handed out and not yet back, with the value it was handed out
+   * as: `give` accepts that very value only, so a view of it, or a value given
+   * back a second time after its memory went to another read (of any store of
+   * the thread), is ignored instead of freeing memory a live value holds.
+   */
+  readonly #out = new WeakMap<ArrayBufferLike, Uint8Array>();
   #freeBytes = 0;
+
+  /** Buffers kept for reuse, and their bytes (for tests). */
+  get kept(): { buffers: number; bytes: number } {
+    let buffers = 0;
+    for (const list of this.#free.values()) buffers += list.length;
+    return { buffers, bytes: this.#freeBytes };
+  }
 
   /**
    * `length` bytes of memory whose contents are undefined (the caller fills
@@ -44,17 +56,22 @@ export class ReadBuffers {
     // heap there, nor the end of a value read into this memory before.
     const buffer = reused ?? (unzeroed(size).buffer as ArrayBuffer);
     new Uint8Array(buffer, length).fill(0);
-    this.#out.add(buffer);
-    return new Uint8Array(buffer, 0, length);
+    const value = new Uint8Array(buffer, 0, length);
+    this.#out.set(buffer, value);
+    return value;
   }
 
-  /** Takes back a value returned by {@link take} (anything else, views of one included, is ignored). */
+  /**
+   * Takes back a value returned by {@link take}. Anything else is ignored:
+   * other memory, views of a value, a value given back twice, and a value
+   * whose memory was transferred away (detached: nothing left to reuse).
+   */
   give(value: Uint8Array): void {
     const buffer = value.buffer;
-    if (!this.#out.has(buffer) || value.byteOffset !== 0) return;
+    if (this.#out.get(buffer) !== value) return;
     this.#out.delete(buffer);
     const size = buffer.byteLength;
-    if (this.#freeBytes + size > MAX_FREE_BYTES) return;
+    if (size === 0 || this.#freeBytes + size > MAX_FREE_BYTES) return;
     const list = this.#free.get(size);
     if (list) list.push(buffer as ArrayBuffer);
     else this.#free.set(size, [buffer as ArrayBuffer]);

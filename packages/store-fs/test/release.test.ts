@@ -3,10 +3,12 @@
  * chunk), and nothing else is: foreign values, second releases and small
  * values are ignored, and a read never returns memory still in use.
  */
+import { join } from "node:path";
 import { createArray, openArray } from "@zarr/core";
 import { resolveStore } from "@zarr/core/store";
 import { FileSystemStore } from "@zarr/store-fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { readBuffers } from "../src/read-buffers.js";
 import { tempDir } from "./helpers.js";
 
 let root: string;
@@ -55,6 +57,51 @@ describe("FileSystemStore.release", () => {
     expect(c.every((x) => x === 4)).toBe(true);
     second.release(b);
     first.release(c);
+  });
+
+  it("a value given back twice, after its memory went to another store's read, frees nothing", async () => {
+    const [a, b, c] = [1, 2, 3].map((v) => {
+      const store = new FileSystemStore(join(root, String(v)));
+      return { store, value: v };
+    });
+    for (const { store, value } of [a, b, c]) await store.set("k", filled(100_000, value));
+    const v = (await a.store.get("k"))!;
+    a.store.release(v);
+    const w = (await b.store.get("k"))!; // v's memory, now live as w
+    expect(w.buffer).toBe(v.buffer);
+    a.store.release(v); // stale: must not free w's memory
+    const x = (await c.store.get("k"))!;
+    expect(x.buffer).not.toBe(w.buffer);
+    expect(w.every((e) => e === 2)).toBe(true);
+    expect(x.every((e) => e === 3)).toBe(true);
+  });
+
+  it("a view of a value, even one starting at its first byte, is not taken back", async () => {
+    const a = new FileSystemStore(join(root, "a"));
+    const b = new FileSystemStore(join(root, "b"));
+    await a.set("k", filled(100_000, 1));
+    await b.set("k", filled(100_000, 2));
+    const y = (await a.get("k"))!;
+    a.release(y.subarray(0, 10));
+    a.release(new Uint8Array(y.buffer, 0, y.length)); // same memory, another object
+    const z = (await b.get("k"))!;
+    expect(z.buffer).not.toBe(y.buffer);
+    expect(y.every((e) => e === 1)).toBe(true);
+  });
+
+  it("a value whose memory was transferred away is not kept", async () => {
+    const store = new FileSystemStore(root);
+    await store.set("k", filled(100_000, 5));
+    const before = readBuffers.kept;
+    for (let i = 0; i < 3; i++) {
+      const v = (await store.get("k"))!;
+      structuredClone(v.buffer, { transfer: [v.buffer as ArrayBuffer] }); // as postMessage(…, [buffer])
+      expect(v.buffer.byteLength).toBe(0);
+      store.release(v);
+    }
+    expect(readBuffers.kept).toEqual(before);
+    const again = (await store.get("k"))!;
+    expect(again.every((e) => e === 5)).toBe(true);
   });
 
   it("memory past a value's end, reachable through `.buffer`, never holds old heap bytes", async () => {
