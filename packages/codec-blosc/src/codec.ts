@@ -27,8 +27,6 @@ import {
   type BloscHeader,
   compressGen,
   decompressGen,
-  FLAG_BITSHUFFLE,
-  FLAG_SHUFFLE,
   HEADER_SIZE,
   MAX_BUFFER_SIZE,
   needsEngine,
@@ -36,6 +34,7 @@ import {
   runAsync,
   runSync,
   type ShuffleMode,
+  unshuffleMode,
 } from "./frame.js";
 import { kernelsLoading } from "./kernels.js";
 
@@ -77,11 +76,7 @@ function usesKernels(format: number): boolean {
  * 37 ms of a 573 ms process).
  */
 function decodesInKernels(header: BloscHeader): boolean {
-  return (
-    usesKernels(header.format) ||
-    (header.flags & FLAG_BITSHUFFLE) !== 0 ||
-    ((header.flags & FLAG_SHUFFLE) !== 0 && header.typesize > 1)
-  );
+  return usesKernels(header.format) || unshuffleMode(header) !== 0;
 }
 
 /**

@@ -329,6 +329,15 @@ export function* compressGen(
 }
 
 /**
+ * How a chunk's blocks are unshuffled once decompressed: 1 (byte shuffle,
+ * element size above 1), 2 (bitshuffle) or 0 (neither).
+ */
+export function unshuffleMode(h: BloscHeader): ShuffleMode {
+  if ((h.flags & FLAG_SHUFFLE) !== 0 && h.typesize > 1) return 1;
+  return (h.flags & FLAG_BITSHUFFLE) !== 0 ? 2 : 0;
+}
+
+/**
  * Decompresses the chunk `src` whose header `h` was parsed (and validated
  * against the expected size) by {@link parseHeader}. `engine` decodes the
  * header's format; it is not used for memcpyed or empty chunks. Every offset
@@ -377,16 +386,14 @@ export function* decompressGen(
   // Walk every block and stream header first, so that nothing is allocated
   // for sizes the chunk's bytes cannot back.
   checkLayout(src, h, nblocks, leftover, path);
-  const byteShuffle = (h.flags & FLAG_SHUFFLE) !== 0 && ts > 1;
-  const bitShuffle = !byteShuffle && (h.flags & FLAG_BITSHUFFLE) !== 0;
+  const mode = unshuffleMode(h);
   const out = into?.subarray(0, nbytes) ?? new Uint8Array(nbytes);
   // lz4 and blosclz streams: the whole chunk decodes and unshuffles in the
   // WebAssembly kernels when they are loaded (the same bytes as below).
   let kernel = engine.kernel
     ? blockKernels()?.bloscChunk(src.subarray(0, h.cbytes), nbytes, blocksize, engine.kernel)
     : undefined;
-  const mode = byteShuffle ? 1 : bitShuffle ? 2 : 0;
-  const shuffled = byteShuffle || bitShuffle;
+  const shuffled = mode !== 0;
   let tmp =
     kernel === undefined && shuffled ? workBuffer(0, Math.min(blocksize, nbytes), pooled) : null;
 

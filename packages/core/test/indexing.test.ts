@@ -435,9 +435,10 @@ describe("copyStrided / fillStrided", () => {
               f.setUint32(srcPad * size + 4, 0xffc00123, true);
               f.setUint32(srcPad * size + 8, 0x80000000, true);
             }
-            const src = new Kind(srcBytes.buffer, srcPad * size, srcSlots);
+            // (Typed-array constructors take either kind of memory; the union's types do not say so.)
+            const src = new Kind(srcBytes.buffer as ArrayBuffer, srcPad * size, srcSlots);
             const dst = new Kind(
-              new Memory(dstPad * size + dstSlots * size + 8),
+              new Memory(dstPad * size + dstSlots * size + 8) as ArrayBuffer,
               dstPad * size,
               dstSlots,
             );

@@ -31,7 +31,7 @@ import { writeFileAtomic } from "./atomic.js";
 import type { ReadDescriptor } from "./descriptor.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";
-import { type ReadBuffers, readBuffers } from "./read-buffers.js";
+import { readBuffers } from "./read-buffers.js";
 import { type Dir, type OpenValue, openChild, RootedTree } from "./tree.js";
 import { openListed, readEntries, walkKeys } from "./walk.js";
 
@@ -100,8 +100,6 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   #location: string | undefined;
   readonly #tree: RootedTree;
   readonly #durable: boolean;
-  /** Shared by the thread's stores (see read-buffers.ts). */
-  readonly #buffers = readBuffers;
   /** `set` writes the value out and keeps no reference to it. */
   readonly copiesOnSet = true;
 
@@ -162,7 +160,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
    * one read into. Values from elsewhere are ignored.
    */
   release(value: Uint8Array): void {
-    this.#buffers.give(value);
+    readBuffers.give(value);
   }
 
   async getPartialValues(requests: readonly KeyRange[], options?: StoreOptions) {
@@ -225,7 +223,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       }
       const values: Uint8Array[] = [];
       for (const [start, end] of bounds) {
-        values.push(await readAt(handle, start, end - start, this.#buffers));
+        values.push(await readAt(handle, start, end - start));
       }
       return values;
     } catch (error) {
@@ -438,9 +436,9 @@ async function readAt(
   handle: ReadDescriptor,
   position: number,
   length: number,
-  buffers: ReadBuffers,
 ): Promise<Uint8Array> {
-  const buffer = buffers.take(length);
+  // The thread's pool, shared by every store (see read-buffers.ts).
+  const buffer = readBuffers.take(length);
   let filled = 0;
   while (filled < length) {
     const bytesRead = await handle.read(buffer, filled, length - filled, position + filled);

@@ -309,9 +309,10 @@ export function copyStrided(
     sBytes !== undefined &&
     tBytes !== undefined &&
     sBytes.buffer !== tBytes.buffer &&
+    k % 4 === 0 &&
     m * k < WORD_LOOP_MAX_BYTES;
-  const sWords = short ? wordsOf(sBytes, k) : undefined;
-  const tWords = short ? wordsOf(tBytes, k) : undefined;
+  const sWords = short ? wordsOf(sBytes) : undefined;
+  const tWords = short ? wordsOf(tBytes) : undefined;
   const ctr = new Array<number>(inner).fill(0);
   let so = S.base + outerStart(S, inner);
   let to = D.base + outerStart(D, inner);
@@ -367,13 +368,9 @@ const BULK_MIN_BYTES = 64;
  */
 const WORD_LOOP_MAX_BYTES = 256;
 
-/**
- * The 4-byte words of `bytes`, when runs of `runBytes` at multiples of it
- * are whole words of them (the run length and the view's offset are
- * multiples of 4); `undefined` otherwise.
- */
-function wordsOf(bytes: Uint8Array, runBytes: number): Int32Array | undefined {
-  if (runBytes % 4 !== 0 || bytes.byteOffset % 4 !== 0) return undefined;
+/** The 4-byte words of `bytes` when its offset is a multiple of 4; `undefined` otherwise. */
+function wordsOf(bytes: Uint8Array): Int32Array | undefined {
+  if (bytes.byteOffset % 4 !== 0) return undefined;
   return new Int32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
 }
 
