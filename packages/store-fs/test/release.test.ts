@@ -89,6 +89,16 @@ describe("FileSystemStore.release", () => {
     expect(y.every((e) => e === 1)).toBe(true);
   });
 
+  it("keeps at most 32 MiB for reuse, whatever the stores and values given back", async () => {
+    const stores = [0, 1].map((i) => new FileSystemStore(join(root, `s${i}`)));
+    for (const [i, store] of stores.entries()) await store.set("k", filled(1 << 20, i + 1));
+    const values = [];
+    for (let i = 0; i < 40; i++) values.push((await stores[i % 2].get("k"))!);
+    for (const [i, v] of values.entries()) stores[(i + 1) % 2].release(v);
+    expect(readBuffers.kept.bytes).toBeLessThanOrEqual(32 * 2 ** 20);
+    expect(readBuffers.kept.bytes).toBeGreaterThan(16 * 2 ** 20); // they were kept, up to the cap
+  });
+
   it("a value whose memory was transferred away is not kept", async () => {
     const store = new FileSystemStore(root);
     await store.set("k", filled(100_000, 5));
