@@ -1,12 +1,13 @@
 /**
- * A file opened for reading, as a plain descriptor. Reads go through Node's
- * callback API, and the descriptor closes synchronously: `FileHandle` costs
- * several microseconds of main-thread work per open, read and close, and a
- * thread-pool trip to close, which dominate reads of small chunks.
+ * A file opened for reading, as a plain descriptor. Opens and reads go
+ * through Node's callback API, or run synchronously when the store decides
+ * so (see sync-reads.ts); the descriptor closes synchronously: `FileHandle`
+ * costs several microseconds of main-thread work per open, read and close,
+ * and a thread-pool trip to close, which dominate reads of small chunks.
  *
  * @module
  */
-import { closeSync, open, read, readv } from "node:fs";
+import { closeSync, open, openSync, read, readSync, readv, readvSync } from "node:fs";
 
 export class ReadDescriptor {
   #open = true;
@@ -20,8 +21,27 @@ export class ReadDescriptor {
     });
   }
 
-  /** Reads up to `length` bytes at `position` into `buffer[offset..]`; resolves to the bytes read. */
-  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+  /**
+   * Opens `path` with `flags` on the calling thread (see `sync-reads.ts` for
+   * when the store does); throws Node's error.
+   */
+  static openNow(path: string, flags: number): ReadDescriptor {
+    return new ReadDescriptor(openSync(path, flags));
+  }
+
+  /**
+   * Reads up to `length` bytes at `position` into `buffer[offset..]`; the bytes
+   * read. With `now`, on the calling thread (a number), else through the
+   * thread pool (a promise).
+   */
+  read(
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+    now = false,
+  ): number | Promise<number> {
+    if (now) return readSync(this.fd, buffer, offset, length, position);
     return new Promise((resolve, reject) => {
       read(this.fd, buffer, offset, length, position, (error, bytesRead) =>
         error ? reject(error) : resolve(bytesRead),
@@ -29,8 +49,9 @@ export class ReadDescriptor {
     });
   }
 
-  /** Reads into `views`, laid end to end, from `position` (one `preadv`); resolves to the bytes read. */
-  readv(views: readonly Uint8Array[], position: number): Promise<number> {
+  /** Reads into `views`, laid end to end, from `position` (one `preadv`); the bytes read, `now` as with `read`. */
+  readv(views: readonly Uint8Array[], position: number, now = false): number | Promise<number> {
+    if (now) return readvSync(this.fd, views as Uint8Array[], position);
     return new Promise((resolve, reject) => {
       readv(this.fd, views as Uint8Array[], position, (error, bytesRead) =>
         error ? reject(error) : resolve(bytesRead),

@@ -32,8 +32,14 @@ import type { ReadDescriptor } from "./descriptor.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";
 import { readBuffers } from "./read-buffers.js";
+import { SyncReads } from "./sync-reads.js";
 import { type Dir, type OpenValue, openChild, RootedTree } from "./tree.js";
 import { openListed, readEntries, walkKeys } from "./walk.js";
+
+/** A value opened for reading, and whether on the calling thread. */
+interface OpenedValue extends OpenValue {
+  readonly now: boolean;
+}
 
 /** Options of {@link FileSystemStore}. */
 export interface FileSystemStoreOptions {
@@ -44,6 +50,14 @@ export interface FileSystemStoreOptions {
    * writes are still atomic, but the last ones may be lost on power loss.
    */
   durable?: boolean;
+  /**
+   * Open files, and read values of up to 1 MiB, on the calling thread where
+   * that cannot wait long: on Linux, with the root on a local disk or memory
+   * filesystem, while such calls stay fast (see the package README). A read
+   * of many small chunks then takes no thread-pool trips. Default `true`;
+   * `false`: every open and read goes through libuv's thread pool.
+   */
+  syncReads?: boolean;
 }
 
 /**
@@ -100,6 +114,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   #location: string | undefined;
   readonly #tree: RootedTree;
   readonly #durable: boolean;
+  readonly #syncReads: SyncReads;
   /** `set` writes the value out and keeps no reference to it. */
   readonly copiesOnSet = true;
 
@@ -108,6 +123,29 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     this.root = resolve(root instanceof URL ? fileURLToPath(root) : root);
     this.#tree = new RootedTree(this.root);
     this.#durable = options.durable ?? false;
+    const tree = this.#tree;
+    this.#syncReads = new SyncReads(
+      tree.root,
+      (options.syncReads ?? true) && tree.descriptorPaths,
+      () => tree.learnKernelRoot(),
+    );
+  }
+
+  /**
+   * Opens the value at `segments` (see `sync-reads.ts` for when on the calling
+   * thread); `now` tells whether it was.
+   */
+  async #open(segments: readonly string[]): Promise<OpenedValue | undefined> {
+    const now = await this.#syncReads.opensNow();
+    const started = now ? performance.now() : 0;
+    const opened = await this.#tree.openValue(segments, now);
+    if (now) this.#syncReads.took(performance.now() - started);
+    return opened && { ...opened, now };
+  }
+
+  /** Whether `bytes` of `opened` are read on the calling thread. */
+  #readsNow(opened: OpenedValue, bytes: number): boolean {
+    return opened.now && this.#syncReads.readsNow(opened.device, bytes);
   }
 
   /** Validates `key` and returns its path (for messages) and segments. */
@@ -132,9 +170,9 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   async getInto(key: string, into: readonly Uint8Array[], options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
     const { path, segments } = this.#key(key);
-    let opened: OpenValue | undefined;
+    let opened: OpenedValue | undefined;
     try {
-      opened = await this.#tree.openValue(segments);
+      opened = await this.#open(segments);
     } catch (error) {
       throw fsError("get", key, path, error);
     }
@@ -144,7 +182,11 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       let total = 0;
       for (const view of into) total += view.length;
       if (size !== total) return size;
-      return await readvAt(handle, into, 0);
+      if (!this.#readsNow(opened, size)) return await readvAt(handle, into, 0, false);
+      const started = performance.now();
+      const read = await readvAt(handle, into, 0, true);
+      this.#syncReads.took(performance.now() - started);
+      return read;
     } catch (error) {
       throw fsError("get", key, path, error);
     } finally {
@@ -202,17 +244,17 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     ranges: readonly (ByteRange | undefined)[],
     maxBytes?: number,
   ): Promise<(Uint8Array | undefined)[]> {
-    let handle: ReadDescriptor;
-    let size: number;
+    let opened: OpenedValue | undefined;
     try {
-      const opened = await this.#tree.openValue(segments);
+      opened = await this.#open(segments);
       if (opened === undefined) return ranges.map(() => undefined); // missing, or a prefix
-      ({ handle, size } = opened);
     } catch (error) {
       throw fsError("get", key, path, error);
     }
+    const { handle, size } = opened;
     try {
       const bounds = ranges.map((range) => rangeBounds(range, size));
+      let total = 0;
       for (const [start, end] of bounds) {
         if (maxBytes !== undefined && end - start > maxBytes) {
           throw new ValueTooLargeError(
@@ -220,11 +262,15 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
             { path: key },
           );
         }
+        total += end - start;
       }
+      const now = this.#readsNow(opened, total);
+      const started = now ? performance.now() : 0;
       const values: Uint8Array[] = [];
       for (const [start, end] of bounds) {
-        values.push(await readAt(handle, start, end - start));
+        values.push(await readAt(handle, start, end - start, now));
       }
+      if (now) this.#syncReads.took(performance.now() - started);
       return values;
     } catch (error) {
       if (error instanceof StoreError) throw error;
@@ -238,7 +284,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     throwIfAborted(options?.signal, key);
     const { path, segments } = this.#key(key);
     try {
-      const opened = await this.#tree.openValue(segments);
+      const opened = await this.#open(segments);
       if (opened === undefined) return undefined;
       opened.handle.close();
       return opened.size;
@@ -431,17 +477,21 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   }
 }
 
-/** Reads `length` bytes at `position`; fewer if the file is shorter than that. */
+/**
+ * Reads `length` bytes at `position`; fewer if the file is shorter than that.
+ * With `now`, on the calling thread.
+ */
 async function readAt(
   handle: ReadDescriptor,
   position: number,
   length: number,
+  now: boolean,
 ): Promise<Uint8Array> {
   // The thread's pool, shared by every store (see read-buffers.ts).
   const buffer = readBuffers.take(length);
   let filled = 0;
   while (filled < length) {
-    const bytesRead = await handle.read(buffer, filled, length - filled, position + filled);
+    const bytesRead = await handle.read(buffer, filled, length - filled, position + filled, now);
     if (bytesRead === 0) break; // the file was truncated by someone else
     filled += bytesRead;
   }
@@ -455,19 +505,21 @@ const MAX_VIEWS_PER_READ = 1024;
 
 /**
  * Fills `views`, laid end to end, from `position` on; returns the bytes read,
- * fewer than their total length only when the file ends first.
+ * fewer than their total length only when the file ends first. With `now`, on
+ * the calling thread.
  */
 async function readvAt(
   handle: ReadDescriptor,
   views: readonly Uint8Array[],
   position: number,
+  now: boolean,
 ): Promise<number> {
   const pending = views.slice();
   let next = 0;
   let read = 0;
   while (next < pending.length) {
     const batch = pending.slice(next, next + MAX_VIEWS_PER_READ);
-    const bytesRead = await handle.readv(batch, position + read);
+    const bytesRead = await handle.readv(batch, position + read, now);
     if (bytesRead === 0) break; // the file was truncated by someone else
     read += bytesRead;
     // Skip the views filled; a partly filled one continues where it stopped.

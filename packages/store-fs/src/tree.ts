@@ -164,10 +164,12 @@ export function realRoot(root: string): string {
   }
 }
 
-/** A value opened for reading: its descriptor and size. */
+/** A value opened for reading: its descriptor, size and device. */
 export interface OpenValue {
   readonly handle: ReadDescriptor;
   readonly size: number;
+  /** The device (filesystem) the file is on. */
+  readonly device: number;
 }
 
 /** What `openChild` found. */
@@ -207,15 +209,20 @@ export class RootedTree {
    * Opens the value at `segments` for reading. `undefined` when nothing is
    * there or it is a directory (a prefix, not a key). Throws
    * {@link UnsafePathError} when the path runs through or ends at a link, or
-   * the entry is not a regular file.
+   * the entry is not a regular file. With `now`, the file is opened on the
+   * calling thread (only where descriptor paths are in use: the checks are
+   * then synchronous too, once the root's kernel path is known).
    */
-  async openValue(segments: readonly string[]): Promise<OpenValue | undefined> {
+  async openValue(segments: readonly string[], now = false): Promise<OpenValue | undefined> {
     const path = this.path(segments);
     const fd = useDescriptorPaths;
     if (!fd) await this.#checkComponents(segments, true);
     let handle: ReadDescriptor;
     try {
-      handle = await ReadDescriptor.open(path, READ_FLAGS);
+      handle =
+        now && fd
+          ? ReadDescriptor.openNow(path, READ_FLAGS)
+          : await ReadDescriptor.open(path, READ_FLAGS);
     } catch (error) {
       const code = errorCode(error);
       if (code === "ENOENT" || code === "ENOTDIR") return undefined;
@@ -239,7 +246,7 @@ export class RootedTree {
       if (!info.isFile()) {
         throw new UnsafePathError(`it is ${kindOf(info)}, not a regular file`);
       }
-      return { handle, size: info.size };
+      return { handle, size: info.size, device: info.dev };
     } catch (error) {
       handle.close();
       throw error;
@@ -352,13 +359,23 @@ export class RootedTree {
   async #verify(handle: { readonly fd: number }, segments: readonly string[]): Promise<void> {
     // Synchronous: /proc is kernel memory (no disk), cheaper than a thread-pool trip.
     const actual = readlinkSync(`/proc/self/fd/${handle.fd}`);
-    const base = await this.#kernelBase();
+    const base = this.#kernelRoot ?? (await this.#kernelBase());
     const expected =
       segments.length === 0 ? base : `${base === "/" ? "" : base}/${segments.join("/")}`;
     if (actual === expected || actual === `${expected} (deleted)`) return;
     throw new UnsafePathError(
       `its real path is ${JSON.stringify(actual)}: a directory on the way is a symbolic link (the store never follows links)`,
     );
+  }
+
+  /** Whether opens can be checked with descriptor paths (Linux with `/proc/self/fd`). */
+  get descriptorPaths(): boolean {
+    return useDescriptorPaths;
+  }
+
+  /** Learns the root's kernel path, so that later checks of opened values need no I/O. */
+  async learnKernelRoot(): Promise<void> {
+    if (useDescriptorPaths) await this.#kernelBase();
   }
 
   /** The root's path as the kernel names it (it can differ from `realpath` under some mounts). */
