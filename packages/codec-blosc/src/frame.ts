@@ -390,15 +390,23 @@ export function* decompressGen(
   const out = into?.subarray(0, nbytes) ?? new Uint8Array(nbytes);
   // lz4 and blosclz streams: the whole chunk decodes and unshuffles in the
   // WebAssembly kernels when they are loaded (the same bytes as below).
+  const firstBlock = Math.floor(from / blocksize);
+  const endBlock = Math.min(nblocks, Math.ceil(to / blocksize));
   let kernel = engine.kernel
-    ? blockKernels()?.bloscChunk(src.subarray(0, h.cbytes), nbytes, blocksize, engine.kernel)
+    ? blockKernels()?.bloscChunk(
+        src.subarray(0, h.cbytes),
+        nbytes,
+        blocksize,
+        engine.kernel,
+        firstBlock > 0 || endBlock < nblocks
+          ? blockSpans(src, h, firstBlock, endBlock, nblocks, leftover)
+          : undefined,
+      )
     : undefined;
   const shuffled = mode !== 0;
   let tmp =
     kernel === undefined && shuffled ? workBuffer(0, Math.min(blocksize, nbytes), pooled) : null;
 
-  const firstBlock = Math.floor(from / blocksize);
-  const endBlock = Math.min(nblocks, Math.ceil(to / blocksize));
   for (let b = firstBlock; b < endBlock; b++) {
     const isLeftover = b === nblocks - 1 && leftover > 0;
     const bsize = isLeftover ? leftover : blocksize;
@@ -450,6 +458,32 @@ export function* decompressGen(
   }
   kernel?.finish(out, firstBlock * blocksize, Math.min(endBlock * blocksize, nbytes));
   return out;
+}
+
+/**
+ * The bytes of the chunk that blocks [first, end) occupy: one [start, end)
+ * per block, from its offset to the end of its last stream, as laid out by
+ * the headers {@link checkLayout} has checked (blocks may lie anywhere in the
+ * chunk, in any order). For decoding a range: only these are copied into the
+ * kernels' memory.
+ */
+function blockSpans(
+  src: Uint8Array,
+  h: BloscHeader,
+  first: number,
+  end: number,
+  nblocks: number,
+  leftover: number,
+): [number, number][] {
+  const spans: [number, number][] = [];
+  for (let b = first; b < end; b++) {
+    const start = u32(src, HEADER_SIZE + 4 * b);
+    let pos = start;
+    const nsplits = decodeSplits(h, b === nblocks - 1 && leftover > 0);
+    for (let j = 0; j < nsplits && pos + 4 <= h.cbytes; j++) pos += 4 + Math.max(0, i32(src, pos));
+    spans.push([start, Math.min(pos, h.cbytes)]);
+  }
+  return spans;
 }
 
 /**

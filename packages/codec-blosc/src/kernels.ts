@@ -31,13 +31,16 @@ export interface BlockKernels {
   /**
    * Starts decoding the Blosc 1 chunk `chunk` (`codec` streams) of `nbytes`
    * decoded bytes in blocks of `blocksize`; `undefined` when the chunk and
-   * its output would take more than {@link MAX_KERNEL_BYTES}.
+   * its output would take more than {@link MAX_KERNEL_BYTES}. With `spans`
+   * ([start, end) offsets in the chunk), only those bytes are copied into the
+   * module: the blocks decoded must lie inside them.
    */
   bloscChunk(
     chunk: Uint8Array,
     nbytes: number,
     blocksize: number,
     codec: KernelCodec,
+    spans?: readonly (readonly [number, number])[],
   ): BloscChunkSession | undefined;
   /**
    * Shuffles and compresses the blocks of the Blosc 1 chunk of `src` as
@@ -208,7 +211,7 @@ function wrap(exports: Exports): BlockKernels {
       if (n > 0) dst.set(memory.subarray(dstPtr, dstPtr + n));
       return n;
     },
-    bloscChunk(chunk, nbytes, blocksize, codec) {
+    bloscChunk(chunk, nbytes, blocksize, codec, spans) {
       // [failed slot: 16][chunk][tmp: one block + 16][out: nbytes + 16]
       const align = (n: number) => (n + 15) & ~15;
       const chunkPtr = base + 16;
@@ -216,7 +219,9 @@ function wrap(exports: Exports): BlockKernels {
       const outPtr = align(tmpPtr + blocksize + 16);
       const total = outPtr + nbytes + 16 - base;
       if (total > MAX_KERNEL_BYTES || !ensure(total)) return undefined;
-      new Uint8Array(exports.memory.buffer).set(chunk, chunkPtr);
+      const memory = new Uint8Array(exports.memory.buffer);
+      if (spans === undefined) memory.set(chunk, chunkPtr);
+      else for (const [from, to] of spans) memory.set(chunk.subarray(from, to), chunkPtr + from);
       counts.decoded++;
       return {
         block(pos, nsplits, neblock, start, bsize, ts, mode) {
