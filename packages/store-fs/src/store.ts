@@ -51,7 +51,7 @@ export interface FileSystemStoreOptions {
    */
   durable?: boolean;
   /**
-   * Open files, and read values of up to 1 MiB, on the calling thread where
+   * Open files, and read values of up to 256 KiB, on the calling thread where
    * that cannot wait long: on Linux, with the root on a local disk or memory
    * filesystem, while such calls stay fast (see the package README). A read
    * of many small chunks then takes no thread-pool trips. Default `true`;

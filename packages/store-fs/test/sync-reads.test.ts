@@ -117,6 +117,17 @@ describe.skipIf(!local)("synchronous reads on a local filesystem", () => {
     }
   });
 
+  it("getInto with more views than one preadv takes (1,024), read synchronously", async () => {
+    const store = new FileSystemStore(root);
+    const n = 3000 * 37;
+    expect(n).toBeLessThan(SYNC_READ_MAX_BYTES);
+    await store.set("many", pattern(n, 5));
+    await store.get("many");
+    const views = Array.from({ length: 3000 }, () => new Uint8Array(37));
+    expect(await readsBeforeTurn(() => [store.getInto("many", views)])).toBe(1);
+    expect(same(Buffer.concat(views), pattern(n, 5))).toBe(true);
+  });
+
   it(`a loop of reads lets timers run at least every ${MAX_SYNC_SPAN_MS} ms or so (not only when it ends)`, async () => {
     const store = new FileSystemStore(root);
     for (let i = 0; i < 50; i++) await store.set(`c/${i}`, pattern(65_536, i));
