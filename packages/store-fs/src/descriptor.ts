@@ -8,6 +8,7 @@
  * @module
  */
 import { closeSync, open, openSync, read, readSync, readv, readvSync } from "node:fs";
+import type { SyncTimer } from "./sync-reads.js";
 
 export class ReadDescriptor {
   #open = true;
@@ -23,25 +24,26 @@ export class ReadDescriptor {
 
   /**
    * Opens `path` with `flags` on the calling thread (see `sync-reads.ts` for
-   * when the store does); throws Node's error.
+   * when the store does), reporting the call's duration to `timer`; throws
+   * Node's error.
    */
-  static openNow(path: string, flags: number): ReadDescriptor {
-    return new ReadDescriptor(openSync(path, flags));
+  static openNow(path: string, flags: number, timer: SyncTimer): ReadDescriptor {
+    return new ReadDescriptor(timed(timer, () => openSync(path, flags)));
   }
 
   /**
    * Reads up to `length` bytes at `position` into `buffer[offset..]`; the bytes
-   * read. With `now`, on the calling thread (a number), else through the
-   * thread pool (a promise).
+   * read. With a `timer`, on the calling thread (a number; the call's
+   * duration goes to the timer), else through the thread pool (a promise).
    */
   read(
     buffer: Uint8Array,
     offset: number,
     length: number,
     position: number,
-    now = false,
+    timer?: SyncTimer,
   ): number | Promise<number> {
-    if (now) return readSync(this.fd, buffer, offset, length, position);
+    if (timer) return timed(timer, () => readSync(this.fd, buffer, offset, length, position));
     return new Promise((resolve, reject) => {
       read(this.fd, buffer, offset, length, position, (error, bytesRead) =>
         error ? reject(error) : resolve(bytesRead),
@@ -49,9 +51,13 @@ export class ReadDescriptor {
     });
   }
 
-  /** Reads into `views`, laid end to end, from `position` (one `preadv`); the bytes read, `now` as with `read`. */
-  readv(views: readonly Uint8Array[], position: number, now = false): number | Promise<number> {
-    if (now) return readvSync(this.fd, views as Uint8Array[], position);
+  /** Reads into `views`, laid end to end, from `position` (one `preadv`); the bytes read, `timer` as with `read`. */
+  readv(
+    views: readonly Uint8Array[],
+    position: number,
+    timer?: SyncTimer,
+  ): number | Promise<number> {
+    if (timer) return timed(timer, () => readvSync(this.fd, views as Uint8Array[], position));
     return new Promise((resolve, reject) => {
       readv(this.fd, views as Uint8Array[], position, (error, bytesRead) =>
         error ? reject(error) : resolve(bytesRead),
@@ -71,5 +77,15 @@ export class ReadDescriptor {
     } catch {
       // Already gone (EBADF) or interrupted: nothing was written, nothing is lost.
     }
+  }
+}
+
+/** Runs the synchronous call `call`, reporting its duration to `timer`. */
+function timed(timer: SyncTimer, call: () => number): number {
+  const started = performance.now();
+  try {
+    return call();
+  } finally {
+    timer(performance.now() - started);
   }
 }

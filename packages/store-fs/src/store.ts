@@ -32,14 +32,9 @@ import type { ReadDescriptor } from "./descriptor.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";
 import { readBuffers } from "./read-buffers.js";
-import { SyncReads } from "./sync-reads.js";
+import { SyncReads, type SyncTimer } from "./sync-reads.js";
 import { type Dir, type OpenValue, openChild, RootedTree } from "./tree.js";
 import { openListed, readEntries, walkKeys } from "./walk.js";
-
-/** A value opened for reading, and whether on the calling thread. */
-interface OpenedValue extends OpenValue {
-  readonly now: boolean;
-}
 
 /** Options of {@link FileSystemStore}. */
 export interface FileSystemStoreOptions {
@@ -131,21 +126,22 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     );
   }
 
-  /**
-   * Opens the value at `segments` (see `sync-reads.ts` for when on the calling
-   * thread); `now` tells whether it was.
-   */
-  async #open(segments: readonly string[]): Promise<OpenedValue | undefined> {
-    const now = await this.#syncReads.opensNow();
-    const started = now ? performance.now() : 0;
-    const opened = await this.#tree.openValue(segments, now);
-    if (now) this.#syncReads.took(performance.now() - started);
-    return opened && { ...opened, now };
+  /** Opens the value at `segments`, on the calling thread or not (see `sync-reads.ts`). */
+  async #open(segments: readonly string[]): Promise<OpenValue | undefined> {
+    const sync = this.#syncReads;
+    const ready = sync.ready();
+    if (ready !== undefined) await ready;
+    // Decided right before the open runs: reads started together share the span.
+    return this.#tree.openValue(segments, sync.opensNow() ? sync.timer : undefined);
   }
 
-  /** Whether `bytes` of `opened` are read on the calling thread. */
-  #readsNow(opened: OpenedValue, bytes: number): boolean {
-    return opened.now && this.#syncReads.readsNow(opened.device, bytes);
+  /**
+   * The timer for a read of `opened`, part of a request of `bytes` in all,
+   * about to run on the calling thread; `undefined` for the thread pool.
+   */
+  #readTimer(opened: OpenValue, bytes: number): SyncTimer | undefined {
+    const sync = this.#syncReads;
+    return sync.readsNow(opened.device, bytes) ? sync.timer : undefined;
   }
 
   /** Validates `key` and returns its path (for messages) and segments. */
@@ -170,7 +166,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   async getInto(key: string, into: readonly Uint8Array[], options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
     const { path, segments } = this.#key(key);
-    let opened: OpenedValue | undefined;
+    let opened: OpenValue | undefined;
     try {
       opened = await this.#open(segments);
     } catch (error) {
@@ -182,11 +178,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       let total = 0;
       for (const view of into) total += view.length;
       if (size !== total) return size;
-      if (!this.#readsNow(opened, size)) return await readvAt(handle, into, 0, false);
-      const started = performance.now();
-      const read = await readvAt(handle, into, 0, true);
-      this.#syncReads.took(performance.now() - started);
-      return read;
+      return await readvAt(handle, into, 0, () => this.#readTimer(opened, size));
     } catch (error) {
       throw fsError("get", key, path, error);
     } finally {
@@ -244,7 +236,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     ranges: readonly (ByteRange | undefined)[],
     maxBytes?: number,
   ): Promise<(Uint8Array | undefined)[]> {
-    let opened: OpenedValue | undefined;
+    let opened: OpenValue | undefined;
     try {
       opened = await this.#open(segments);
       if (opened === undefined) return ranges.map(() => undefined); // missing, or a prefix
@@ -264,13 +256,10 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
         }
         total += end - start;
       }
-      const now = this.#readsNow(opened, total);
-      const started = now ? performance.now() : 0;
       const values: Uint8Array[] = [];
       for (const [start, end] of bounds) {
-        values.push(await readAt(handle, start, end - start, now));
+        values.push(await readAt(handle, start, end - start, () => this.#readTimer(opened, total)));
       }
-      if (now) this.#syncReads.took(performance.now() - started);
       return values;
     } catch (error) {
       if (error instanceof StoreError) throw error;
@@ -479,19 +468,26 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
 
 /**
  * Reads `length` bytes at `position`; fewer if the file is shorter than that.
- * With `now`, on the calling thread.
+ * Each system call runs on the calling thread when `timerFor` gives a timer
+ * just before it (see sync-reads.ts), else through the thread pool.
  */
 async function readAt(
   handle: ReadDescriptor,
   position: number,
   length: number,
-  now: boolean,
+  timerFor: () => SyncTimer | undefined,
 ): Promise<Uint8Array> {
   // The thread's pool, shared by every store (see read-buffers.ts).
   const buffer = readBuffers.take(length);
   let filled = 0;
   while (filled < length) {
-    const bytesRead = await handle.read(buffer, filled, length - filled, position + filled, now);
+    const bytesRead = await handle.read(
+      buffer,
+      filled,
+      length - filled,
+      position + filled,
+      timerFor(),
+    );
     if (bytesRead === 0) break; // the file was truncated by someone else
     filled += bytesRead;
   }
@@ -505,21 +501,21 @@ const MAX_VIEWS_PER_READ = 1024;
 
 /**
  * Fills `views`, laid end to end, from `position` on; returns the bytes read,
- * fewer than their total length only when the file ends first. With `now`, on
- * the calling thread.
+ * fewer than their total length only when the file ends first. `timerFor` as
+ * for {@link readAt}.
  */
 async function readvAt(
   handle: ReadDescriptor,
   views: readonly Uint8Array[],
   position: number,
-  now: boolean,
+  timerFor: () => SyncTimer | undefined,
 ): Promise<number> {
   const pending = views.slice();
   let next = 0;
   let read = 0;
   while (next < pending.length) {
     const batch = pending.slice(next, next + MAX_VIEWS_PER_READ);
-    const bytesRead = await handle.readv(batch, position + read, now);
+    const bytesRead = await handle.readv(batch, position + read, timerFor());
     if (bytesRead === 0) break; // the file was truncated by someone else
     read += bytesRead;
     // Skip the views filled; a partly filled one continues where it stopped.

@@ -38,6 +38,7 @@ import { basename, dirname, join } from "node:path";
 import { ReadDescriptor } from "./descriptor.js";
 import { errorCode } from "./fs-errors.js";
 import { makeDirectories } from "./make-dirs.js";
+import type { SyncTimer } from "./sync-reads.js";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -209,19 +210,20 @@ export class RootedTree {
    * Opens the value at `segments` for reading. `undefined` when nothing is
    * there or it is a directory (a prefix, not a key). Throws
    * {@link UnsafePathError} when the path runs through or ends at a link, or
-   * the entry is not a regular file. With `now`, the file is opened on the
-   * calling thread (only where descriptor paths are in use: the checks are
-   * then synchronous too, once the root's kernel path is known).
+   * the entry is not a regular file. With a `timer`, the file is opened on
+   * the calling thread (only where descriptor paths are in use: the checks
+   * are then synchronous too, once the root's kernel path is known), and the
+   * open's duration goes to the timer.
    */
-  async openValue(segments: readonly string[], now = false): Promise<OpenValue | undefined> {
+  async openValue(segments: readonly string[], timer?: SyncTimer): Promise<OpenValue | undefined> {
     const path = this.path(segments);
     const fd = useDescriptorPaths;
     if (!fd) await this.#checkComponents(segments, true);
     let handle: ReadDescriptor;
     try {
       handle =
-        now && fd
-          ? ReadDescriptor.openNow(path, READ_FLAGS)
+        timer && fd
+          ? ReadDescriptor.openNow(path, READ_FLAGS, timer)
           : await ReadDescriptor.open(path, READ_FLAGS);
     } catch (error) {
       const code = errorCode(error);

@@ -1,0 +1,160 @@
+// Attacks on @zarr/store-fs's synchronous opens and reads (src/sync-reads.ts)
+// through mounts inside the store's root, each in a child process of its own
+// mount namespace (`unshare -m`, as root): a tmpfs mounted inside the root,
+// and a FUSE filesystem whose server never answers (a hung network mount).
+// A synchronous open through the hung mount would freeze the event loop for
+// good (the process then ignores SIGTERM); the store must keep it on the
+// thread pool, where the read stays pending and timers keep firing.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ATTACKS_DIR, runGuarded } from "../src/index.js";
+
+const LIMITS = { maxRssMiB: 400, timeoutMs: 20_000 };
+const PYTHON = "/usr/bin/python3";
+
+/** Why mounts cannot be made here, or `undefined` when they can. */
+function mountsUnavailable(): string | undefined {
+  if (process.platform !== "linux") return "not Linux";
+  if (process.getuid?.() !== 0) return "not root";
+  if (!existsSync(PYTHON)) return `no ${PYTHON}`;
+  try {
+    execFileSync("unshare", ["-m", "--propagation", "private", "true"], { stdio: "ignore" });
+  } catch {
+    return "unshare -m is not permitted";
+  }
+  return undefined;
+}
+const unavailable = mountsUnavailable();
+if (unavailable) console.log(`skipped: mounts inside a store's root (${unavailable})`);
+const noFuse = unavailable ?? (existsSync("/dev/fuse") ? undefined : "no /dev/fuse");
+if (!unavailable && noFuse) console.log(`skipped: a hung FUSE mount inside the root (${noFuse})`);
+
+/**
+ * Mounts `kind` ("tmpfs", or "hung-fuse": a FUSE filesystem whose server never
+ * answers, its descriptor left open in the child) at `<root>/mnt`, then
+ * becomes the Node child given as the rest of the arguments.
+ */
+const MOUNT_THEN_EXEC = `
+import ctypes, os, sys
+kind, root = sys.argv[1], sys.argv[2]
+mnt = os.path.join(root, "mnt")
+libc = ctypes.CDLL(None, use_errno=True)
+if kind == "tmpfs":
+    ok = libc.mount(b"none", mnt.encode(), b"tmpfs", 0, b"size=1m") == 0
+else:
+    fd = os.open("/dev/fuse", os.O_RDWR)
+    os.set_inheritable(fd, True)  # held by the Node child, never read: no answer, ever
+    opts = f"fd={fd},rootmode=40000,user_id=0,group_id=0".encode()
+    ok = libc.mount(b"hung", mnt.encode(), b"fuse", 0, opts) == 0
+if not ok:
+    print("MOUNT-FAILED", ctypes.get_errno(), flush=True)
+    sys.exit(3)
+if kind == "tmpfs":
+    with open(os.path.join(mnt, "x"), "wb") as f:
+        f.write(b"on tmpfs")
+os.execv(sys.argv[3], sys.argv[3:])
+`;
+
+/** Child code: after a first read (the store examines its root), how reads behave. */
+const PROGRAM = `
+const { FileSystemStore } = await import("@zarr/store-fs");
+const root = process.env.STORE_ROOT;
+const store = new FileSystemStore(root);
+const text = (v) => (v === undefined ? "missing" : new TextDecoder().decode(v));
+const first = text(await store.get("a"));
+// 20 reads in turn: how many settle before one setImmediate (all of them: no thread-pool trip).
+let turned = false;
+setImmediate(() => { turned = true; });
+let beforeTurn = 0;
+for (let i = 0; i < 20; i++) { await store.get("a"); if (!turned) beforeTurn++; }
+const result = { first, beforeTurn };
+if (process.env.MOUNT_KIND === "tmpfs") {
+  result.mounted = text(await store.get("mnt/x"));
+} else {
+  // A key through the hung mount: the event loop must go on (a 10 ms interval keeps ticking).
+  // (After a pause: a fresh span, so a synchronous open would not be put off.)
+  await new Promise((r) => setTimeout(r, 20));
+  let ticks = 0;
+  const interval = setInterval(() => { ticks++; }, 10);
+  const pending = store.get("mnt/x").then(() => "settled", (e) => "rejected: " + e.name);
+  result.hung = await Promise.race([pending, new Promise((r) => setTimeout(() => r("pending"), 1500))]);
+  clearInterval(interval);
+  result.ticks = ticks;
+}
+process.stdout.write("RESULT " + JSON.stringify(result) + "\\n", () => process.exit(0));
+`;
+
+let base: string;
+let root: string;
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), "zarr-fs-mounts-"));
+  root = join(base, "root");
+  await mkdir(join(root, "mnt"), { recursive: true });
+  await writeFile(join(root, "a"), "local value");
+  await writeFile(join(base, "mount.py"), MOUNT_THEN_EXEC);
+});
+afterEach(() => rm(base, { recursive: true, force: true }));
+
+async function runMounted(kind: "tmpfs" | "hung-fuse") {
+  const run = await runGuarded(
+    "unshare",
+    [
+      "--fork",
+      "--kill-child",
+      "-m",
+      "--propagation",
+      "private",
+      PYTHON,
+      join(base, "mount.py"),
+      kind,
+      root,
+      process.execPath,
+      "--input-type=module",
+      "-e",
+      PROGRAM,
+    ],
+    LIMITS,
+    {
+      cwd: ATTACKS_DIR,
+      env: { ...process.env, STORE_ROOT: root, MOUNT_KIND: kind },
+      finishedLine: "RESULT ",
+      // A thread stuck in the hung mount's request can hold up the exit: no need to wait.
+      exitGraceMs: 500,
+    },
+  );
+  const line = run.stdout.split("\n").find((l) => l.startsWith("RESULT "));
+  return { run, result: line ? JSON.parse(line.slice("RESULT ".length)) : undefined };
+}
+
+describe("FileSystemStore: mounts inside the root keep reads on the thread pool", () => {
+  it.skipIf(unavailable !== undefined)(
+    "a tmpfs mounted inside the root: every read takes the thread pool, and reads stay right",
+    async () => {
+      const { run, result } = await runMounted("tmpfs");
+      expect(run.killed, run.stderr).toBeUndefined();
+      expect(result).toEqual({
+        first: "local value",
+        beforeTurn: expect.any(Number),
+        mounted: "on tmpfs",
+      });
+      expect(result.beforeTurn).toBeLessThan(20);
+    },
+  );
+
+  it.skipIf(noFuse !== undefined)(
+    "a FUSE mount whose server never answers: the read stays pending and the event loop goes on",
+    async () => {
+      const { run, result } = await runMounted("hung-fuse");
+      expect(run.killed, run.stderr).toBeUndefined();
+      expect(result?.first).toBe("local value");
+      expect(result?.beforeTurn).toBeLessThan(20);
+      expect(result?.hung).toBe("pending");
+      // 1.5 s of a 10 ms interval: well over 50 ticks unless the loop was frozen.
+      expect(result?.ticks).toBeGreaterThan(50);
+    },
+  );
+});
