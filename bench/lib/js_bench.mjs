@@ -38,20 +38,18 @@ async function loadOurs(workers) {
     pool = new w.WorkerPool({ ...size, ...decode });
   }
   const opts = { workers: pool ?? false };
-  // BENCH_SYNC_READS=0: every open and read through libuv's thread pool (for A/B runs).
-  const fsOptions = process.env.BENCH_SYNC_READS === "0" ? { syncReads: false } : {};
   // ours-out: one output in shared memory, reused by every read (a viewer's pattern).
   let out;
   return {
     async read(path) {
-      const a = await core.openArray(new FileSystemStore(path, fsOptions), "");
+      const a = await core.openArray(new FileSystemStore(path), "");
       if (impl !== "ours-out") return (await a.get(null, opts)).data;
       const length = a.shape.reduce((x, y) => x * y, 1);
       out ??= new Float32Array(new SharedArrayBuffer(length * 4));
       return (await a.get(null, { ...opts, out })).data;
     },
     async write(path, data, n, row) {
-      const a = await createArrayV2(new FileSystemStore(path, fsOptions), "", {
+      const a = await createArrayV2(new FileSystemStore(path), "", {
         shape: [n, n],
         chunks: [512, 512],
         dtype: "<f4",
@@ -62,7 +60,7 @@ async function loadOurs(workers) {
       await a.set(null, data, opts);
     },
     async writeSharded(path, data, g, codecs) {
-      const a = await core.createArray(new FileSystemStore(path, fsOptions), "", {
+      const a = await core.createArray(new FileSystemStore(path), "", {
         shape: g.shape,
         dataType: "float32",
         chunkShape: g.shard,
@@ -86,12 +84,12 @@ async function loadOurs(workers) {
       await a.set(null, data, opts);
     },
     async opener(path) {
-      const a = await core.openArray(new FileSystemStore(path, fsOptions), "");
+      const a = await core.openArray(new FileSystemStore(path), "");
       return (r, c, h, w) => a.get([core.slice(r, r + h), core.slice(c, c + w)], opts);
     },
     /** Region reads through a CountingStore, with a ChunkCache of `cacheBytes` (none when 0). */
     async panner(path, cacheBytes) {
-      const store = new core.CountingStore(new FileSystemStore(path, fsOptions));
+      const store = new core.CountingStore(new FileSystemStore(path));
       const a = await core.openArray(store, "");
       const chunkCache = cacheBytes > 0 ? new core.ChunkCache({ maxBytes: cacheBytes }) : undefined;
       const options = chunkCache ? { ...opts, chunkCache } : opts;
@@ -102,7 +100,7 @@ async function loadOurs(workers) {
       };
     },
     async slicer(path) {
-      const a = await core.openArray(new FileSystemStore(path, fsOptions), "");
+      const a = await core.openArray(new FileSystemStore(path), "");
       return async (ranges) =>
         (
           await a.get(
@@ -113,7 +111,7 @@ async function loadOurs(workers) {
     },
     /** Data generation without zarr-python: any row of rows.mjs with shape/chunks/dtype. */
     async writeArray(path, row) {
-      const a = await createArrayV2(new FileSystemStore(path, fsOptions), "", {
+      const a = await createArrayV2(new FileSystemStore(path), "", {
         shape: row.shape,
         chunks: row.chunks,
         dtype: row.dtype,

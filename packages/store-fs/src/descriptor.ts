@@ -1,14 +1,12 @@
 /**
- * A file opened for reading, as a plain descriptor. Opens and reads go
- * through Node's callback API, or run synchronously when the store decides
- * so (see sync-reads.ts); the descriptor closes synchronously: `FileHandle`
- * costs several microseconds of main-thread work per open, read and close,
- * and a thread-pool trip to close, which dominate reads of small chunks.
+ * A file opened for reading, as a plain descriptor. Reads go through Node's
+ * callback API, and the descriptor closes synchronously: `FileHandle` costs
+ * several microseconds of main-thread work per open, read and close, and a
+ * thread-pool trip to close, which dominate reads of small chunks.
  *
  * @module
  */
-import { closeSync, open, openSync, read, readSync, readv, readvSync } from "node:fs";
-import type { SyncTimer } from "./sync-reads.js";
+import { closeSync, open, read, readv } from "node:fs";
 
 export class ReadDescriptor {
   #open = true;
@@ -22,28 +20,8 @@ export class ReadDescriptor {
     });
   }
 
-  /**
-   * Opens `path` with `flags` on the calling thread (see `sync-reads.ts` for
-   * when the store does), reporting the call's duration to `timer`; throws
-   * Node's error.
-   */
-  static openNow(path: string, flags: number, timer: SyncTimer): ReadDescriptor {
-    return new ReadDescriptor(timed(timer, () => openSync(path, flags)));
-  }
-
-  /**
-   * Reads up to `length` bytes at `position` into `buffer[offset..]`; the bytes
-   * read. With a `timer`, on the calling thread (a number; the call's
-   * duration goes to the timer), else through the thread pool (a promise).
-   */
-  read(
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    position: number,
-    timer?: SyncTimer,
-  ): number | Promise<number> {
-    if (timer) return timed(timer, () => readSync(this.fd, buffer, offset, length, position));
+  /** Reads up to `length` bytes at `position` into `buffer[offset..]`; resolves to the bytes read. */
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
     return new Promise((resolve, reject) => {
       read(this.fd, buffer, offset, length, position, (error, bytesRead) =>
         error ? reject(error) : resolve(bytesRead),
@@ -51,13 +29,8 @@ export class ReadDescriptor {
     });
   }
 
-  /** Reads into `views`, laid end to end, from `position` (one `preadv`); the bytes read, `timer` as with `read`. */
-  readv(
-    views: readonly Uint8Array[],
-    position: number,
-    timer?: SyncTimer,
-  ): number | Promise<number> {
-    if (timer) return timed(timer, () => readvSync(this.fd, views as Uint8Array[], position));
+  /** Reads into `views`, laid end to end, from `position` (one `preadv`); resolves to the bytes read. */
+  readv(views: readonly Uint8Array[], position: number): Promise<number> {
     return new Promise((resolve, reject) => {
       readv(this.fd, views as Uint8Array[], position, (error, bytesRead) =>
         error ? reject(error) : resolve(bytesRead),
@@ -77,15 +50,5 @@ export class ReadDescriptor {
     } catch {
       // Already gone (EBADF) or interrupted: nothing was written, nothing is lost.
     }
-  }
-}
-
-/** Runs the synchronous call `call`, reporting its duration to `timer`. */
-function timed(timer: SyncTimer, call: () => number): number {
-  const started = performance.now();
-  try {
-    return call();
-  } finally {
-    timer(performance.now() - started);
   }
 }

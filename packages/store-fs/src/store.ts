@@ -32,7 +32,6 @@ import type { ReadDescriptor } from "./descriptor.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";
 import { readBuffers } from "./read-buffers.js";
-import { SyncReads, type SyncTimer } from "./sync-reads.js";
 import { type Dir, type OpenValue, openChild, RootedTree } from "./tree.js";
 import { openListed, readEntries, walkKeys } from "./walk.js";
 
@@ -45,14 +44,6 @@ export interface FileSystemStoreOptions {
    * writes are still atomic, but the last ones may be lost on power loss.
    */
   durable?: boolean;
-  /**
-   * Open files, and read values of up to 256 KiB, on the calling thread where
-   * that cannot wait long: on Linux, with the root on a local disk or memory
-   * filesystem, while such calls stay fast (see the package README). A read
-   * of many small chunks then takes no thread-pool trips. Default `true`;
-   * `false`: every open and read goes through libuv's thread pool.
-   */
-  syncReads?: boolean;
 }
 
 /**
@@ -109,7 +100,6 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   #location: string | undefined;
   readonly #tree: RootedTree;
   readonly #durable: boolean;
-  readonly #syncReads: SyncReads;
   /** `set` writes the value out and keeps no reference to it. */
   readonly copiesOnSet = true;
 
@@ -118,30 +108,6 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     this.root = resolve(root instanceof URL ? fileURLToPath(root) : root);
     this.#tree = new RootedTree(this.root);
     this.#durable = options.durable ?? false;
-    const tree = this.#tree;
-    this.#syncReads = new SyncReads(
-      tree.root,
-      (options.syncReads ?? true) && tree.descriptorPaths,
-      () => tree.learnKernelRoot(),
-    );
-  }
-
-  /** Opens the value at `segments`, on the calling thread or not (see `sync-reads.ts`). */
-  async #open(segments: readonly string[]): Promise<OpenValue | undefined> {
-    const sync = this.#syncReads;
-    const ready = sync.ready();
-    if (ready !== undefined) await ready;
-    // Decided right before the open runs: reads started together share the span.
-    return this.#tree.openValue(segments, sync.opensNow() ? sync.timer : undefined);
-  }
-
-  /**
-   * The timer for a read of `opened`, part of a request of `bytes` in all,
-   * about to run on the calling thread; `undefined` for the thread pool.
-   */
-  #readTimer(opened: OpenValue, bytes: number): SyncTimer | undefined {
-    const sync = this.#syncReads;
-    return sync.readsNow(opened.device, bytes) ? sync.timer : undefined;
   }
 
   /** Validates `key` and returns its path (for messages) and segments. */
@@ -168,7 +134,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     const { path, segments } = this.#key(key);
     let opened: OpenValue | undefined;
     try {
-      opened = await this.#open(segments);
+      opened = await this.#tree.openValue(segments);
     } catch (error) {
       throw fsError("get", key, path, error);
     }
@@ -178,7 +144,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       let total = 0;
       for (const view of into) total += view.length;
       if (size !== total) return size;
-      return await readvAt(handle, into, 0, () => this.#readTimer(opened, size));
+      return await readvAt(handle, into, 0);
     } catch (error) {
       throw fsError("get", key, path, error);
     } finally {
@@ -236,17 +202,17 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     ranges: readonly (ByteRange | undefined)[],
     maxBytes?: number,
   ): Promise<(Uint8Array | undefined)[]> {
-    let opened: OpenValue | undefined;
+    let handle: ReadDescriptor;
+    let size: number;
     try {
-      opened = await this.#open(segments);
+      const opened = await this.#tree.openValue(segments);
       if (opened === undefined) return ranges.map(() => undefined); // missing, or a prefix
+      ({ handle, size } = opened);
     } catch (error) {
       throw fsError("get", key, path, error);
     }
-    const { handle, size } = opened;
     try {
       const bounds = ranges.map((range) => rangeBounds(range, size));
-      let total = 0;
       for (const [start, end] of bounds) {
         if (maxBytes !== undefined && end - start > maxBytes) {
           throw new ValueTooLargeError(
@@ -254,11 +220,10 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
             { path: key },
           );
         }
-        total += end - start;
       }
       const values: Uint8Array[] = [];
       for (const [start, end] of bounds) {
-        values.push(await readAt(handle, start, end - start, () => this.#readTimer(opened, total)));
+        values.push(await readAt(handle, start, end - start));
       }
       return values;
     } catch (error) {
@@ -273,7 +238,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     throwIfAborted(options?.signal, key);
     const { path, segments } = this.#key(key);
     try {
-      const opened = await this.#open(segments);
+      const opened = await this.#tree.openValue(segments);
       if (opened === undefined) return undefined;
       opened.handle.close();
       return opened.size;
@@ -466,28 +431,17 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   }
 }
 
-/**
- * Reads `length` bytes at `position`; fewer if the file is shorter than that.
- * Each system call runs on the calling thread when `timerFor` gives a timer
- * just before it (see sync-reads.ts), else through the thread pool.
- */
+/** Reads `length` bytes at `position`; fewer if the file is shorter than that. */
 async function readAt(
   handle: ReadDescriptor,
   position: number,
   length: number,
-  timerFor: () => SyncTimer | undefined,
 ): Promise<Uint8Array> {
   // The thread's pool, shared by every store (see read-buffers.ts).
   const buffer = readBuffers.take(length);
   let filled = 0;
   while (filled < length) {
-    const bytesRead = await handle.read(
-      buffer,
-      filled,
-      length - filled,
-      position + filled,
-      timerFor(),
-    );
+    const bytesRead = await handle.read(buffer, filled, length - filled, position + filled);
     if (bytesRead === 0) break; // the file was truncated by someone else
     filled += bytesRead;
   }
@@ -501,21 +455,19 @@ const MAX_VIEWS_PER_READ = 1024;
 
 /**
  * Fills `views`, laid end to end, from `position` on; returns the bytes read,
- * fewer than their total length only when the file ends first. `timerFor` as
- * for {@link readAt}.
+ * fewer than their total length only when the file ends first.
  */
 async function readvAt(
   handle: ReadDescriptor,
   views: readonly Uint8Array[],
   position: number,
-  timerFor: () => SyncTimer | undefined,
 ): Promise<number> {
   const pending = views.slice();
   let next = 0;
   let read = 0;
   while (next < pending.length) {
     const batch = pending.slice(next, next + MAX_VIEWS_PER_READ);
-    const bytesRead = await handle.readv(batch, position + read, timerFor());
+    const bytesRead = await handle.readv(batch, position + read);
     if (bytesRead === 0) break; // the file was truncated by someone else
     read += bytesRead;
     // Skip the views filled; a partly filled one continues where it stopped.

@@ -38,7 +38,6 @@ import { basename, dirname, join } from "node:path";
 import { ReadDescriptor } from "./descriptor.js";
 import { errorCode } from "./fs-errors.js";
 import { makeDirectories } from "./make-dirs.js";
-import type { SyncTimer } from "./sync-reads.js";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -165,12 +164,10 @@ export function realRoot(root: string): string {
   }
 }
 
-/** A value opened for reading: its descriptor, size and device. */
+/** A value opened for reading: its descriptor and size. */
 export interface OpenValue {
   readonly handle: ReadDescriptor;
   readonly size: number;
-  /** The device (filesystem) the file is on. */
-  readonly device: number;
 }
 
 /** What `openChild` found. */
@@ -210,21 +207,15 @@ export class RootedTree {
    * Opens the value at `segments` for reading. `undefined` when nothing is
    * there or it is a directory (a prefix, not a key). Throws
    * {@link UnsafePathError} when the path runs through or ends at a link, or
-   * the entry is not a regular file. With a `timer`, the file is opened on
-   * the calling thread (only where descriptor paths are in use: the checks
-   * are then synchronous too, once the root's kernel path is known), and the
-   * open's duration goes to the timer.
+   * the entry is not a regular file.
    */
-  async openValue(segments: readonly string[], timer?: SyncTimer): Promise<OpenValue | undefined> {
+  async openValue(segments: readonly string[]): Promise<OpenValue | undefined> {
     const path = this.path(segments);
     const fd = useDescriptorPaths;
     if (!fd) await this.#checkComponents(segments, true);
     let handle: ReadDescriptor;
     try {
-      handle =
-        timer && fd
-          ? ReadDescriptor.openNow(path, READ_FLAGS, timer)
-          : await ReadDescriptor.open(path, READ_FLAGS);
+      handle = await ReadDescriptor.open(path, READ_FLAGS);
     } catch (error) {
       const code = errorCode(error);
       if (code === "ENOENT" || code === "ENOTDIR") return undefined;
@@ -248,7 +239,7 @@ export class RootedTree {
       if (!info.isFile()) {
         throw new UnsafePathError(`it is ${kindOf(info)}, not a regular file`);
       }
-      return { handle, size: info.size, device: info.dev };
+      return { handle, size: info.size };
     } catch (error) {
       handle.close();
       throw error;
@@ -361,23 +352,13 @@ export class RootedTree {
   async #verify(handle: { readonly fd: number }, segments: readonly string[]): Promise<void> {
     // Synchronous: /proc is kernel memory (no disk), cheaper than a thread-pool trip.
     const actual = readlinkSync(`/proc/self/fd/${handle.fd}`);
-    const base = this.#kernelRoot ?? (await this.#kernelBase());
+    const base = await this.#kernelBase();
     const expected =
       segments.length === 0 ? base : `${base === "/" ? "" : base}/${segments.join("/")}`;
     if (actual === expected || actual === `${expected} (deleted)`) return;
     throw new UnsafePathError(
       `its real path is ${JSON.stringify(actual)}: a directory on the way is a symbolic link (the store never follows links)`,
     );
-  }
-
-  /** Whether opens can be checked with descriptor paths (Linux with `/proc/self/fd`). */
-  get descriptorPaths(): boolean {
-    return useDescriptorPaths;
-  }
-
-  /** Learns the root's kernel path, so that later checks of opened values need no I/O. */
-  async learnKernelRoot(): Promise<void> {
-    if (useDescriptorPaths) await this.#kernelBase();
   }
 
   /** The root's path as the kernel names it (it can differ from `realpath` under some mounts). */

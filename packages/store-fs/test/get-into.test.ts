@@ -155,20 +155,18 @@ describe("reads of uncompressed chunks straight into the output", () => {
     });
   }
 
-  it.each([
-    ["1.5 MB, through the thread pool", [3000, 256], [3000, 128]],
-    ["512 KB, read synchronously", [2000, 256], [2000, 64]],
-  ])(
-    "a chunk of more rows than one preadv takes (1,024) reads whole: %s",
-    async (_, shape, chunkShape) => {
-      const options: CreateArrayOptions = { shape, chunkShape, dataType: "float32" };
-      const { file, memory, calls } = await twin(options);
-      const want = await memory.get(null);
-      const got = await file.get(null);
-      expect(firstDifference(got.data, want.data)).toBe(-1);
-      expect(calls()).toBe(shape[1] / chunkShape[1]);
-    },
-  );
+  it("a chunk of more rows than one preadv takes (1,024) reads whole", async () => {
+    const options: CreateArrayOptions = {
+      shape: [3000, 256],
+      chunkShape: [3000, 128],
+      dataType: "float32",
+    };
+    const { file, memory, calls } = await twin(options);
+    const want = await memory.get(null);
+    const got = await file.get(null);
+    expect(firstDifference(got.data, want.data)).toBe(-1);
+    expect(calls()).toBe(2);
+  });
 
   it("missing chunks read as the fill value, also into a caller's array", async () => {
     const { store } = countedStore();

@@ -21,11 +21,6 @@ beforeAll(async () => {
   const dir = await tempDir();
   cleanup = dir.cleanup;
   stores.push(["FileSystemStore", resolveStore(new FileSystemStore(dir.root))]);
-  // Every open and read through the thread pool (the default opens and reads small values synchronously).
-  stores.push([
-    "FileSystemStore (syncReads: false)",
-    resolveStore(new FileSystemStore(dir.root, { syncReads: false })),
-  ]);
   stores.push(["MemoryStore", resolveStore(new MemoryStore())]);
   for (const [, store] of stores) {
     for (const size of SIZES) {
