@@ -385,7 +385,7 @@ export function* decompressGen(
   const leftover = nbytes % blocksize;
   // Walk every block and stream header first, so that nothing is allocated
   // for sizes the chunk's bytes cannot back.
-  checkLayout(src, h, nblocks, leftover, path);
+  const blockEnds = checkLayout(src, h, nblocks, leftover, path);
   const mode = unshuffleMode(h);
   const out = into?.subarray(0, nbytes) ?? new Uint8Array(nbytes);
   // lz4 and blosclz streams: the whole chunk decodes and unshuffles in the
@@ -399,7 +399,7 @@ export function* decompressGen(
         blocksize,
         engine.kernel,
         firstBlock > 0 || endBlock < nblocks
-          ? blockSpans(src, h, firstBlock, endBlock, nblocks, leftover)
+          ? blockSpans(src, blockEnds, firstBlock, endBlock)
           : undefined,
       )
     : undefined;
@@ -462,27 +462,18 @@ export function* decompressGen(
 
 /**
  * The bytes of the chunk that blocks [first, end) occupy: one [start, end)
- * per block, from its offset to the end of its last stream, as laid out by
- * the headers {@link checkLayout} has checked (blocks may lie anywhere in the
- * chunk, in any order). For decoding a range: only these are copied into the
- * kernels' memory.
+ * per block, from its offset to the end of its last stream (`blockEnds`, from
+ * {@link checkLayout}); blocks may lie anywhere in the chunk, in any order.
+ * For decoding a range: only these are copied into the kernels' memory.
  */
 function blockSpans(
   src: Uint8Array,
-  h: BloscHeader,
+  blockEnds: Uint32Array,
   first: number,
   end: number,
-  nblocks: number,
-  leftover: number,
 ): [number, number][] {
   const spans: [number, number][] = [];
-  for (let b = first; b < end; b++) {
-    const start = u32(src, HEADER_SIZE + 4 * b);
-    let pos = start;
-    const nsplits = decodeSplits(h, b === nblocks - 1 && leftover > 0);
-    for (let j = 0; j < nsplits && pos + 4 <= h.cbytes; j++) pos += 4 + Math.max(0, i32(src, pos));
-    spans.push([start, Math.min(pos, h.cbytes)]);
-  }
+  for (let b = first; b < end; b++) spans.push([u32(src, HEADER_SIZE + 4 * b), blockEnds[b]]);
   return spans;
 }
 
@@ -496,7 +487,8 @@ const MAX_EXPANSION = [256, 256, 64, 1100, 32768];
 /**
  * Checks the bstarts table and every stream header against the chunk, and
  * that each stream's compressed size can plausibly produce its share of the
- * block, without decoding anything.
+ * block, without decoding anything. Returns where each block's last stream
+ * ends.
  */
 function checkLayout(
   src: Uint8Array,
@@ -504,9 +496,10 @@ function checkLayout(
   nblocks: number,
   leftover: number,
   path: string | undefined,
-): void {
+): Uint32Array {
   const dataStart = HEADER_SIZE + 4 * nblocks;
   const expansion = MAX_EXPANSION[h.format];
+  const ends = new Uint32Array(nblocks);
   for (let b = 0; b < nblocks; b++) {
     const isLeftover = b === nblocks - 1 && leftover > 0;
     const bsize = isLeftover ? leftover : h.blocksize;
@@ -534,7 +527,9 @@ function checkLayout(
       }
       pos += csize;
     }
+    ends[b] = pos;
   }
+  return ends;
 }
 
 /** Runs a job whose engine calls are all synchronous. */
