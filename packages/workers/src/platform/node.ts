@@ -40,6 +40,21 @@ function workerExecArgv(): string[] {
   return out;
 }
 
+/**
+ * Each worker's young generation, in MiB. A worker's JavaScript garbage is a
+ * few small objects per job (its chunks live in `ArrayBuffer`s and WebAssembly
+ * memory, outside the heap), but V8 sizes young generations by the machine, not by
+ * the load, and lets them grow as scavenges run (to at most 48 MiB on Node 20,
+ * 192 MiB on Node 24): resident memory a worker never needed. Measured in
+ * bench/RESULTS.md.
+ */
+export const WORKER_YOUNG_GENERATION_MB = 2;
+
+const workerOptions = (execArgv: string[]) => ({
+  execArgv,
+  resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+});
+
 /** The flags workers accepted, once a worker has started (see {@link newWorker}). */
 let acceptedExecArgv: string[] | undefined;
 
@@ -53,7 +68,7 @@ let acceptedExecArgv: string[] | undefined;
 function newWorker(url: URL): Worker {
   const argv = acceptedExecArgv ?? workerExecArgv();
   try {
-    const worker = new Worker(url, { execArgv: argv });
+    const worker = new Worker(url, workerOptions(argv));
     acceptedExecArgv = argv;
     return worker;
   } catch (error) {
@@ -68,11 +83,11 @@ function newWorker(url: URL): Worker {
     const kept = argv.filter((a) => !refused.has(a));
     acceptedExecArgv = kept.length < argv.length ? kept : [];
     try {
-      return new Worker(url, { execArgv: acceptedExecArgv });
+      return new Worker(url, workerOptions(acceptedExecArgv));
     } catch (again) {
       if ((again as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw again;
       acceptedExecArgv = [];
-      return new Worker(url, { execArgv: [] });
+      return new Worker(url, workerOptions([]));
     }
   }
 }
