@@ -129,6 +129,19 @@ async function loadOurs(workers) {
   };
 }
 
+/**
+ * zarrita 0.7.5 hands a v3 blosc configuration to numcodecs.js as it is, and
+ * numcodecs.js's blosc takes `shuffle` as a number: given "shuffle" or
+ * "bitshuffle" it writes chunks that are not shuffled at all (their header
+ * flags say so), which compress worse and faster. Numbers make zarrita do the
+ * work the row asks for, as every other implementation here does.
+ */
+function numericShuffle(codec) {
+  if (codec.name !== "blosc") return codec;
+  const shuffle = { noshuffle: 0, shuffle: 1, bitshuffle: 2 }[codec.configuration.shuffle];
+  return { ...codec, configuration: { ...codec.configuration, shuffle } };
+}
+
 async function loadZarrita() {
   const zarr = await import("zarrita");
   const { default: FileSystemStore } = await import("@zarrita/storage/fs");
@@ -144,7 +157,10 @@ async function loadZarrita() {
         chunkShape: [512, 512],
         dtype: "float32",
         fillValue: 0,
-        codecs: [{ name: "bytes", configuration: { endian: "little" } }, ...row.v3],
+        codecs: [
+          { name: "bytes", configuration: { endian: "little" } },
+          ...row.v3.map(numericShuffle),
+        ],
       });
       await zarr.set(a, null, { data, shape: [n, n], stride: [n, 1] });
     },
