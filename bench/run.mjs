@@ -1,4 +1,4 @@
-// `pnpm bench` (root) / `node bench/run.mjs [--quick] [--rows raw,zstd3] [--reps N] [--impls ours,zarrita]`
+// `pnpm bench` (root) / `node bench/run.mjs [--quick] [--rows raw,zstd3] [--reps N] [--rounds N] [--impls ours,zarrita]`
 //
 // Generates the benchmark arrays with zarr-python (Zarr v2, C numcodecs) into
 // bench/data/, then measures full reads and writes with this project, zarrita
@@ -48,6 +48,16 @@ const option = (name) => {
 };
 const quick = flag("--quick");
 const reps = Number(option("--reps") ?? (quick ? 1 : 3));
+/**
+ * Full reads and writes run in rounds: each round starts one process per
+ * implementation, in an order that rotates with the round, and a cell is the
+ * median of the rounds. The load of this shared machine drifts over minutes,
+ * so measuring one implementation's processes back to back, then the next's,
+ * let a busy stretch fall on one column alone.
+ */
+const rounds = Number(option("--rounds") ?? (quick ? 1 : 3));
+/** `list` rotated left by `k`: each round starts with another implementation. */
+const rotated = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
 const rowFilter = option("--rows")?.split(",");
 const rows = ROWS.filter((r) => !rowFilter || rowFilter.includes(r.id));
 /** The extra rows (sharded-full, small-raw, small-lz4, line-raw, line-lz4, browser) also answer to --rows. */
@@ -235,33 +245,80 @@ if (!existsSync(join(shardedPath, "zarr.json"))) {
 }
 
 // ---- full reads and writes ------------------------------------------------
+/**
+ * Per implementation, the median over rounds of each process's median MiB/s
+ * (and of its peak RSS); the first error ends that implementation's rounds.
+ */
+class RoundCells {
+  samples = {};
+  errors = {};
+  add(impl, r, bytes) {
+    if (this.errors[impl]) return;
+    if (r.error) {
+      this.errors[impl] = r.error;
+      return;
+    }
+    const s = (this.samples[impl] ??= { mibs: [], rss: [], check: r.check });
+    s.mibs.push(bytes / MiB / median(r.times));
+    if (r.maxRssKiB) s.rss.push(r.maxRssKiB / 1024);
+  }
+  failed(impl) {
+    return this.errors[impl] !== undefined;
+  }
+  cells() {
+    const out = {};
+    for (const [impl, error] of Object.entries(this.errors)) out[impl] = { error };
+    for (const [impl, s] of Object.entries(this.samples))
+      if (!this.errors[impl]) out[impl] = { mibs: median(s.mibs), rss: median(s.rss) };
+    return out;
+  }
+  checks() {
+    return Object.fromEntries(Object.entries(this.samples).map(([impl, s]) => [impl, s.check]));
+  }
+}
+
 const table = [];
 for (const row of rows) {
   const path = join(dataDir, `${row.id}.zarr`);
-  const entry = { row, read: {}, write: {}, check: {}, rss: {} };
-  for (const impl of impls) {
-    if (impl === "python" && !pyOk) continue;
-    log(`bench: ${row.id} read ${impl}`);
-    const r = runImpl(impl, { op: "read", path, reps });
-    if (r.error) entry.read[impl] = { error: r.error };
-    else {
-      entry.read[impl] = { mibs: geo.bytes / MiB / median(r.times) };
-      entry.check[impl] = r.check;
-      entry.rss[impl] = r.maxRssKiB / 1024;
+  const reads = new RoundCells();
+  const writes = new RoundCells();
+  for (let round = 0; round < rounds; round++) {
+    for (const impl of rotated(impls, round)) {
+      if (impl === "python" && !pyOk) continue;
+      if (!reads.failed(impl)) {
+        log(`bench: ${row.id} read ${impl} (round ${round + 1}/${rounds})`);
+        reads.add(impl, runImpl(impl, { op: "read", path, reps }), geo.bytes);
+      }
+      if (READ_ONLY.has(impl) || writes.failed(impl)) continue;
+      // zarr.js writes at a few MiB/s: one write, in the first round only.
+      if (impl === "zarrjs" && round > 0) continue;
+      log(`bench: ${row.id} write ${impl} (round ${round + 1}/${rounds})`);
+      const out = join(outDir, impl, `${row.id}.zarr`);
+      const w = runImpl(impl, {
+        op: "write",
+        path: out,
+        n,
+        row,
+        reps: impl === "zarrjs" ? 1 : Math.max(1, reps - 1),
+      });
+      writes.add(impl, w, geo.bytes);
+      rmSync(join(outDir, impl), { recursive: true, force: true });
     }
-    if (READ_ONLY.has(impl)) continue;
-    log(`bench: ${row.id} write ${impl}`);
-    const out = join(outDir, impl, `${row.id}.zarr`);
-    const w = runImpl(impl, {
-      op: "write",
-      path: out,
-      n,
-      row,
-      reps: impl === "zarrjs" ? 1 : Math.max(1, reps - 1),
-    });
-    entry.write[impl] = w.error ? { error: w.error } : { mibs: geo.bytes / MiB / median(w.times) };
-    rmSync(join(outDir, impl), { recursive: true, force: true });
   }
+  const read = reads.cells();
+  const entry = {
+    row,
+    read: Object.fromEntries(
+      Object.entries(read).map(([k, v]) => [k, v.error ? v : { mibs: v.mibs }]),
+    ),
+    write: writes.cells(),
+    check: reads.checks(),
+    rss: Object.fromEntries(
+      Object.entries(read)
+        .filter(([, v]) => !v.error)
+        .map(([k, v]) => [k, v.rss]),
+    ),
+  };
   if (row.id === "raw") entry.cat = catMiBs(path);
   table.push(entry);
 }
@@ -319,19 +376,19 @@ const EXTRA = ["ours", "ours@24", "zarrita", "python"];
 const NO_V3 = "n/a (zarr-python 2.13 reads Zarr v2 only: no v3, no sharding)";
 /** Full reads of one array by each implementation: MiB/s (median of reps) and checksums. */
 function fullReads(label, path, bytes, na = {}) {
-  const entry = { label, read: {}, check: {}, na };
-  for (const impl of EXTRA) {
-    if (!impls.includes(impl) || na[impl]) continue;
-    if (impl === "python" && !pyOk) continue;
-    log(`bench: ${label} read ${impl}`);
-    const r = runImpl(impl, { op: "read", path, reps });
-    if (r.error) entry.read[impl] = { error: r.error };
-    else {
-      entry.read[impl] = { mibs: bytes / MiB / median(r.times) };
-      entry.check[impl] = r.check;
+  const reads = new RoundCells();
+  for (let round = 0; round < rounds; round++) {
+    for (const impl of rotated(EXTRA, round)) {
+      if (!impls.includes(impl) || na[impl] || reads.failed(impl)) continue;
+      if (impl === "python" && !pyOk) continue;
+      log(`bench: ${label} read ${impl} (round ${round + 1}/${rounds})`);
+      reads.add(impl, runImpl(impl, { op: "read", path, reps }), bytes);
     }
   }
-  return entry;
+  const read = Object.fromEntries(
+    Object.entries(reads.cells()).map(([k, v]) => [k, v.error ? v : { mibs: v.mibs }]),
+  );
+  return { label, read, check: reads.checks(), na };
 }
 const shardedFull = want("sharded-full")
   ? fullReads(
@@ -443,7 +500,7 @@ lines.push(
   "# Benchmark results",
   "",
   `Generated by \`pnpm bench${quick ? " --quick" : ""}\` on ${new Date().toISOString().slice(0, 10)}: ${machine}.`,
-  `Array: float32 ${n}×${n} (${geo.bytes / MiB} MiB) in 512×512 chunks, written by zarr-python 2.13 (Zarr v2) on local disk, page cache warm. Each cell is the median of ${reps} run(s), MiB/s of uncompressed data, timed inside the implementation's own process (open + whole-array read or write). \`ours\` uses the default worker pool (\`@zarr/workers\`, cores − 1 workers, the calling thread decoding when they are busy); \`ours-1t\` passes \`workers: false\`; \`ours-out\` (reads only) passes one reused \`SharedArrayBuffer\`-backed \`out\` array to every read, so workers decode in place and no read touches fresh memory (a viewer's pattern; the headline ratios use \`ours\`).`,
+  `Array: float32 ${n}×${n} (${geo.bytes / MiB} MiB) in 512×512 chunks, written by zarr-python 2.13 (Zarr v2) on local disk, page cache warm. Each cell is the median of ${rounds} round(s); a round starts one process per implementation, in an order that rotates with the round, and takes the median of its ${reps} read(s) (writes: ${Math.max(1, reps - 1)}; zarr.js: one write, first round only), MiB/s of uncompressed data, timed inside the implementation's own process (open + whole-array read or write). Peak RSS is the median of the rounds' read processes. \`ours\` uses the default worker pool (\`@zarr/workers\`, cores − 1 workers, the calling thread decoding when they are busy); \`ours-1t\` passes \`workers: false\`; \`ours-out\` (reads only) passes one reused \`SharedArrayBuffer\`-backed \`out\` array to every read, so workers decode in place and no read touches fresh memory (a viewer's pattern; the headline ratios use \`ours\`).`,
   "",
   "## Full reads",
   "",
@@ -502,7 +559,7 @@ if (shardedFull) {
     "",
     "## Sharded full read (MiB/s)",
     "",
-    `The whole sharded Zarr v3 array of the region reads (written by this library, values as in the main table) opened and read at once; median of ${reps} run(s), MiB/s of uncompressed data.`,
+    `The whole sharded Zarr v3 array of the region reads (written by this library, values as in the main table) opened and read at once; median of ${rounds} round(s) (each the median of ${reps} read(s) in one process per implementation, implementations alternating), MiB/s of uncompressed data.`,
     "",
     `| array | ${EXTRA.join(" MiB/s | ")} MiB/s | ours/zarrita |`,
     `| --- | ${EXTRA.map(() => "---:").join(" | ")} | ---: |`,
@@ -514,7 +571,7 @@ if (smallFull.length > 0) {
     "",
     "## Many small chunks (full read, MiB/s)",
     "",
-    `Float32 2048×2048 (16 MiB) in 1,024 chunks of 64×64 (16 KiB each), Zarr v2 written by zarr-python, opened and read at once: per-chunk overhead; median of ${reps} run(s), MiB/s of uncompressed data.`,
+    `Float32 2048×2048 (16 MiB) in 1,024 chunks of 64×64 (16 KiB each), Zarr v2 written by zarr-python, opened and read at once: per-chunk overhead; median of ${rounds} round(s) (each the median of a process's ${reps} read(s), implementations alternating), MiB/s of uncompressed data.`,
     "",
     `| array | ${EXTRA.join(" MiB/s | ")} MiB/s | ours/python | ours/zarrita |`,
     `| --- | ${EXTRA.map(() => "---:").join(" | ")} | ---: | ---: |`,
