@@ -17,6 +17,7 @@
  * @packageDocumentation
  */
 export {
+  BUILTIN_YOUNG_GENERATION_MB,
   type ChunkCodecWorkers,
   DEFAULT_MIN_CHUNK_BYTES,
   DEFAULT_MODULES,

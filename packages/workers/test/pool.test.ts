@@ -17,10 +17,11 @@ import {
   type JsonObject,
   MemoryStore,
   slice,
+  ValueError,
   ZarrArray,
 } from "@zarr/core";
 import type { CodecPipeline } from "@zarr/core/codec";
-import { WorkerPool } from "@zarr/workers";
+import { BUILTIN_YOUNG_GENERATION_MB, WorkerPool } from "@zarr/workers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -654,6 +655,49 @@ describe("WorkerPool: errors, fallback, abort", () => {
     await arrays[0]!.get(null, { workers: p });
     expect(sent.mock.results.at(-1)?.value).toBeInstanceOf(Promise);
     sent.mockRestore();
+  });
+});
+
+describe("WorkerPool: the workers' young generation (Node)", () => {
+  const reporter = new URL("./fixtures/young-generation-codec.mjs", import.meta.url);
+
+  it("is BUILTIN_YOUNG_GENERATION_MB with only this package's codecs, else V8's default, or the option", () => {
+    expect(BUILTIN_YOUNG_GENERATION_MB).toBeLessThanOrEqual(4);
+    expect(new WorkerPool().youngGenerationMb).toBe(BUILTIN_YOUNG_GENERATION_MB);
+    expect(new WorkerPool({ modules: [] }).youngGenerationMb).toBe(BUILTIN_YOUNG_GENERATION_MB);
+    expect(new WorkerPool({ modules: [reporter] }).youngGenerationMb).toBeUndefined();
+    expect(new WorkerPool({ workerUrl }).youngGenerationMb).toBeUndefined();
+    expect(new WorkerPool({ modules: [reporter], youngGenerationMb: 16 }).youngGenerationMb).toBe(
+      16,
+    );
+    expect(new WorkerPool({ youngGenerationMb: 8 }).youngGenerationMb).toBe(8);
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new WorkerPool({ youngGenerationMb: bad })).toThrow(ValueError);
+    }
+  });
+
+  it("is the limit the workers start with", async () => {
+    await import(reporter.href); // registered here too
+    const limitsSeen = async (options: ConstructorParameters<typeof WorkerPool>[0]) => {
+      const p = await pool({ size: 1, modules: [reporter.href], ...options });
+      const a = await createArray(new MemoryStore(), "y", {
+        shape: [8, 1024],
+        dataType: "uint32",
+        chunkShape: [1, 1024],
+        codecs: [
+          { name: "bytes", configuration: { endian: "little" } },
+          { name: "test.young-generation" },
+        ],
+      });
+      await a.set(null, 1);
+      const { data } = await a.get(null, { workers: p });
+      // 0: a chunk the calling thread decoded (every worker busy); the rest, the worker's limit.
+      return new Set(Array.from(data as Uint32Array).filter((v) => v !== 0));
+    };
+    expect(await limitsSeen({ youngGenerationMb: 2 })).toEqual(new Set([2]));
+    const v8Default = [...(await limitsSeen({}))];
+    expect(v8Default).toHaveLength(1);
+    expect(v8Default[0]).toBeGreaterThanOrEqual(16);
   });
 });
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { WorkerEvents, WorkerHandle, WorkerPort } from "./types.js";
+import type { SpawnOptions, WorkerEvents, WorkerHandle, WorkerPort } from "./types.js";
 
 export type { WorkerEvents, WorkerHandle, WorkerPort } from "./types.js";
 
@@ -28,8 +28,8 @@ export function nextTurn(fn: () => void): void {
   turnChannel.port2.postMessage(null);
 }
 
-/** Starts a module worker running `url`. */
-export function spawnWorker(url: URL, events: WorkerEvents): WorkerHandle {
+/** Starts a module worker running `url` (browsers have no per-worker heap limits: `SpawnOptions` does not apply). */
+export function spawnWorker(url: URL, events: WorkerEvents, _spawn?: SpawnOptions): WorkerHandle {
   const worker = new Worker(url, { type: "module" });
   let dead = false;
   worker.onmessage = (e) => events.message(e.data);

@@ -5,9 +5,9 @@
  */
 import { availableParallelism } from "node:os";
 import { parentPort, Worker } from "node:worker_threads";
-import type { WorkerEvents, WorkerHandle, WorkerPort } from "./types.js";
+import type { SpawnOptions, WorkerEvents, WorkerHandle, WorkerPort } from "./types.js";
 
-export type { WorkerEvents, WorkerHandle, WorkerPort } from "./types.js";
+export type { SpawnOptions, WorkerEvents, WorkerHandle, WorkerPort } from "./types.js";
 
 /** Logical cores available to this process. */
 export function hardwareConcurrency(): number {
@@ -40,19 +40,12 @@ function workerExecArgv(): string[] {
   return out;
 }
 
-/**
- * Each worker's young generation, in MiB. A worker's JavaScript garbage is a
- * few small objects per job (its chunks live in `ArrayBuffer`s and WebAssembly
- * memory, outside the heap), but V8 sizes young generations by the machine, not by
- * the load, and lets them grow as scavenges run (to at most 48 MiB on Node 20,
- * 192 MiB on Node 24): resident memory a worker never needed. Measured in
- * bench/RESULTS.md.
- */
-export const WORKER_YOUNG_GENERATION_MB = 2;
-
-const workerOptions = (execArgv: string[]) => ({
+const workerOptions = (execArgv: string[], spawn: SpawnOptions) => ({
   execArgv,
-  resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+  resourceLimits:
+    spawn.youngGenerationMb === undefined
+      ? undefined
+      : { maxYoungGenerationSizeMb: spawn.youngGenerationMb },
 });
 
 /** The flags workers accepted, once a worker has started (see {@link newWorker}). */
@@ -65,10 +58,10 @@ let acceptedExecArgv: string[] | undefined;
  * message lists them. They are left out (a worker's heap has its own limits);
  * if the list cannot be read, the worker starts with no flags at all.
  */
-function newWorker(url: URL): Worker {
+function newWorker(url: URL, spawn: SpawnOptions): Worker {
   const argv = acceptedExecArgv ?? workerExecArgv();
   try {
-    const worker = new Worker(url, workerOptions(argv));
+    const worker = new Worker(url, workerOptions(argv, spawn));
     acceptedExecArgv = argv;
     return worker;
   } catch (error) {
@@ -83,11 +76,11 @@ function newWorker(url: URL): Worker {
     const kept = argv.filter((a) => !refused.has(a));
     acceptedExecArgv = kept.length < argv.length ? kept : [];
     try {
-      return new Worker(url, workerOptions(acceptedExecArgv));
+      return new Worker(url, workerOptions(acceptedExecArgv, spawn));
     } catch (again) {
       if ((again as { code?: unknown }).code !== "ERR_WORKER_INVALID_EXEC_ARGV") throw again;
       acceptedExecArgv = [];
-      return new Worker(url, workerOptions([]));
+      return new Worker(url, workerOptions([], spawn));
     }
   }
 }
@@ -101,8 +94,12 @@ export function nextTurn(fn: () => void): void {
 }
 
 /** Starts a worker running the module at `url`. */
-export function spawnWorker(url: URL, events: WorkerEvents): WorkerHandle {
-  const worker = newWorker(url);
+export function spawnWorker(
+  url: URL,
+  events: WorkerEvents,
+  spawn: SpawnOptions = {},
+): WorkerHandle {
+  const worker = newWorker(url, spawn);
   let dead = false;
   let terminating = false;
   const fail = (error: Error) => {

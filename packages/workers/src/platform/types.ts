@@ -8,6 +8,12 @@ export interface WorkerHandle {
   terminate(): Promise<void>;
 }
 
+/** How a worker is started. */
+export interface SpawnOptions {
+  /** Node: the worker's young generation in MiB (V8's default when absent); ignored in browsers. */
+  readonly youngGenerationMb?: number;
+}
+
 /** Callbacks of one worker. */
 export interface WorkerEvents {
   message(data: unknown): void;
