@@ -258,7 +258,8 @@ class RoundCells {
       this.errors[impl] = r.error;
       return;
     }
-    const s = (this.samples[impl] ??= { mibs: [], rss: [], check: r.check });
+    this.samples[impl] ??= { mibs: [], rss: [], check: r.check };
+    const s = this.samples[impl];
     s.mibs.push(bytes / MiB / median(r.times));
     if (r.maxRssKiB) s.rss.push(r.maxRssKiB / 1024);
   }
