@@ -1,12 +1,14 @@
 /**
- * A file opened for reading, as a plain descriptor. Reads go through Node's
- * callback API, and the descriptor closes synchronously: `FileHandle` costs
- * several microseconds of main-thread work per open, read and close, and a
- * thread-pool trip to close, which dominate reads of small chunks.
+ * A file opened for reading, as a plain descriptor. Every call goes through
+ * Node's callback API, in libuv's thread pool (`FileHandle` costs several
+ * microseconds of main-thread work per open, read and close, which dominate
+ * reads of small chunks). None is made on the calling thread: on a FUSE or
+ * network filesystem even `fstat` (a GETATTR) and `close` (a FLUSH) wait for
+ * the server, and a server that stops answering would freeze the event loop.
  *
  * @module
  */
-import { closeSync, open, read, readv } from "node:fs";
+import { close, fstat, open, read, readv, type Stats } from "node:fs";
 
 export class ReadDescriptor {
   #open = true;
@@ -38,17 +40,23 @@ export class ReadDescriptor {
     });
   }
 
+  /** The open file's type and size (`fstat`). */
+  stat(): Promise<Stats> {
+    return new Promise((resolve, reject) => {
+      fstat(this.fd, (error, stats) => (error ? reject(error) : resolve(stats)));
+    });
+  }
+
   /**
-   * Closes the descriptor (once; later calls do nothing). Synchronous: closing
-   * a descriptor opened for reading releases it without I/O.
+   * Closes the descriptor (once; later calls do nothing), in the thread pool
+   * and without waiting: nothing was written, so there is nothing to report,
+   * and a FUSE server that never answers the close's FLUSH holds one pool
+   * thread, not the caller.
    */
   close(): void {
     if (!this.#open) return;
     this.#open = false;
-    try {
-      closeSync(this.fd);
-    } catch {
-      // Already gone (EBADF) or interrupted: nothing was written, nothing is lost.
-    }
+    // An error (EBADF, EINTR) loses nothing: the descriptor was only read.
+    close(this.fd, () => {});
   }
 }

@@ -31,7 +31,7 @@
  * @module
  */
 
-import { constants, existsSync, fstatSync, readlinkSync, realpathSync } from "node:fs";
+import { constants, existsSync, readlinkSync, realpathSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { lstat, mkdir, open, readlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -229,9 +229,8 @@ export class RootedTree {
     }
     try {
       if (fd) await this.#verify(handle, segments);
-      // Synchronous: an open descriptor's attributes come from the inode in
-      // memory, and a trip through the thread pool costs more than the call.
-      const info = fstatSync(handle.fd);
+      // In the thread pool: on FUSE, fstat asks the server (GETATTR).
+      const info = await handle.stat();
       if (info.isDirectory()) {
         handle.close();
         return undefined;
