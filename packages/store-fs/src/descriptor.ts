@@ -48,15 +48,14 @@ export class ReadDescriptor {
   }
 
   /**
-   * Closes the descriptor (once; later calls do nothing), in the thread pool
-   * and without waiting: nothing was written, so there is nothing to report,
-   * and a FUSE server that never answers the close's FLUSH holds one pool
-   * thread, not the caller.
+   * Closes the descriptor (once; later calls resolve at once), in the thread
+   * pool; never rejects: nothing was written, so an error (EBADF, EINTR) loses
+   * nothing. Awaited by every read: a close still queued when a worker thread
+   * ends is dropped with its event loop, and the descriptor would stay open.
    */
-  close(): void {
-    if (!this.#open) return;
+  close(): Promise<void> {
+    if (!this.#open) return Promise.resolve();
     this.#open = false;
-    // An error (EBADF, EINTR) loses nothing: the descriptor was only read.
-    close(this.fd, () => {});
+    return new Promise((resolve) => close(this.fd, () => resolve()));
   }
 }

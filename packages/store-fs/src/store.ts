@@ -148,7 +148,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     } catch (error) {
       throw fsError("get", key, path, error);
     } finally {
-      handle.close();
+      await handle.close();
     }
   }
 
@@ -230,7 +230,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       if (error instanceof StoreError) throw error;
       throw fsError("get", key, path, error);
     } finally {
-      handle.close();
+      await handle.close();
     }
   }
 
@@ -240,7 +240,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     try {
       const opened = await this.#tree.openValue(segments);
       if (opened === undefined) return undefined;
-      opened.handle.close();
+      await opened.handle.close();
       return opened.size;
     } catch (error) {
       throw fsError("getSize", key, path, error);

@@ -232,7 +232,7 @@ export class RootedTree {
       // In the thread pool: on FUSE, fstat asks the server (GETATTR).
       const info = await handle.stat();
       if (info.isDirectory()) {
-        handle.close();
+        await handle.close();
         return undefined;
       }
       if (!info.isFile()) {
@@ -240,7 +240,7 @@ export class RootedTree {
       }
       return { handle, size: info.size };
     } catch (error) {
-      handle.close();
+      await handle.close();
       throw error;
     }
   }
