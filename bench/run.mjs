@@ -253,7 +253,6 @@ class RoundCells {
   samples = {};
   errors = {};
   add(impl, r, bytes) {
-    if (this.errors[impl]) return;
     if (r.error) {
       this.errors[impl] = r.error;
       return;
@@ -266,15 +265,21 @@ class RoundCells {
   failed(impl) {
     return this.errors[impl] !== undefined;
   }
+  /** `{ mibs }` or `{ error }` per implementation. */
   cells() {
     const out = {};
     for (const [impl, error] of Object.entries(this.errors)) out[impl] = { error };
-    for (const [impl, s] of Object.entries(this.samples))
-      if (!this.errors[impl]) out[impl] = { mibs: median(s.mibs), rss: median(s.rss) };
+    for (const [impl, s] of this.#good()) out[impl] = { mibs: median(s.mibs) };
     return out;
   }
+  rss() {
+    return Object.fromEntries(this.#good().map(([impl, s]) => [impl, median(s.rss)]));
+  }
   checks() {
-    return Object.fromEntries(Object.entries(this.samples).map(([impl, s]) => [impl, s.check]));
+    return Object.fromEntries(this.#good().map(([impl, s]) => [impl, s.check]));
+  }
+  #good() {
+    return Object.entries(this.samples).filter(([impl]) => !this.failed(impl));
   }
 }
 
@@ -306,19 +311,12 @@ for (const row of rows) {
       rmSync(join(outDir, impl), { recursive: true, force: true });
     }
   }
-  const read = reads.cells();
   const entry = {
     row,
-    read: Object.fromEntries(
-      Object.entries(read).map(([k, v]) => [k, v.error ? v : { mibs: v.mibs }]),
-    ),
+    read: reads.cells(),
     write: writes.cells(),
     check: reads.checks(),
-    rss: Object.fromEntries(
-      Object.entries(read)
-        .filter(([, v]) => !v.error)
-        .map(([k, v]) => [k, v.rss]),
-    ),
+    rss: reads.rss(),
   };
   if (row.id === "raw") entry.cat = catMiBs(path);
   table.push(entry);
@@ -386,10 +384,7 @@ function fullReads(label, path, bytes, na = {}) {
       reads.add(impl, runImpl(impl, { op: "read", path, reps }), bytes);
     }
   }
-  const read = Object.fromEntries(
-    Object.entries(reads.cells()).map(([k, v]) => [k, v.error ? v : { mibs: v.mibs }]),
-  );
-  return { label, read, check: reads.checks(), na };
+  return { label, read: reads.cells(), check: reads.checks(), na };
 }
 const shardedFull = want("sharded-full")
   ? fullReads(
