@@ -9,12 +9,15 @@
  * (lz4_Block_format.md); no third-party source.
  */
 #include <stdint.h>
+#include <wasm_simd128.h>
 
 typedef uint8_t u8;
 typedef uint32_t u32;
 typedef uint64_t u64; /* lengths: 255-byte runs cannot overflow them */
 
 #define MIN_MATCH 4
+/* Literal runs up to this long are copied 16 bytes at a time (longer: memory.copy). */
+#define WILD_LITERALS 256
 
 /* Error codes returned by lz4_decode (negative); messages live in lz4.ts. */
 enum {
@@ -32,6 +35,33 @@ enum {
 
 static inline void copy16(u8 *d, const u8 *s) { __builtin_memcpy(d, s, 16); }
 
+/* A 16-byte load and store; the regions may overlap (the load comes first). */
+static inline void move16(u8 *d, const u8 *s) { wasm_v128_store(d, wasm_v128_load(s)); }
+
+/* Row o (1..15): byte k is k % o, the swizzle that repeats an o-byte pattern. */
+#define PATTERN_ROW(o)                                                                            \
+  {0 % o, 1 % o, 2 % o, 3 % o, 4 % o, 5 % o, 6 % o, 7 % o, 8 % o, 9 % o, 10 % o, 11 % o, 12 % o, \
+   13 % o, 14 % o, 15 % o}
+static const u8 PATTERN[16][16] __attribute__((aligned(16))) = {
+    {0},            PATTERN_ROW(1),  PATTERN_ROW(2),  PATTERN_ROW(3),  PATTERN_ROW(4),
+    PATTERN_ROW(5), PATTERN_ROW(6),  PATTERN_ROW(7),  PATTERN_ROW(8),  PATTERN_ROW(9),
+    PATTERN_ROW(10), PATTERN_ROW(11), PATTERN_ROW(12), PATTERN_ROW(13), PATTERN_ROW(14),
+    PATTERN_ROW(15)};
+
+/*
+ * Copies `n` bytes 16 at a time; the caller guarantees 16 bytes of slack past
+ * both ends (the overshoot is overwritten later or lies in the slack). Short
+ * runs this way avoid a memory.copy call, which V8 makes out of line.
+ */
+static inline void wild_copy(u8 *d, const u8 *s, u32 n) {
+  u8 *const e = d + n;
+  do {
+    copy16(d, s);
+    d += 16;
+    s += 16;
+  } while (d < e);
+}
+
 /*
  * Copies a match of `len` bytes from `offset` bytes back (both checked by the
  * caller: offset <= op - start, len <= oend - op); returns the end of it.
@@ -39,21 +69,28 @@ static inline void copy16(u8 *d, const u8 *s) { __builtin_memcpy(d, s, 16); }
 static inline u8 *copy_match(u8 *op, u32 offset, u32 len, u8 *const oend) {
   const u8 *match = op - offset;
   u8 *const mend = op + len;
-  if (offset >= 16 && (u64)(oend - op) >= (u64)len + 16) {
-    /* 16 bytes at a time: each source block lies wholly before its
-     * destination, and the overshoot stays inside the output. */
-    do {
-      copy16(op, match);
-      op += 16;
-      match += 16;
-    } while (op < mend);
+  if ((u64)(oend - op) >= (u64)len + 16) {
+    /* 16 bytes at a time, the overshoot inside the output. */
+    if (offset >= 16) {
+      /* Each source block lies wholly before its destination. */
+      wild_copy(op, match, len);
+    } else {
+      /* An overlapping pattern of `offset` bytes: the first 16 bytes by a
+       * swizzle of the pattern (bytes past op that the load also reads are
+       * not used), then 16 bytes at a time from `step` bytes back, a whole
+       * number of patterns, each load within what the previous store wrote. */
+      wasm_v128_store(op, wasm_i8x16_swizzle(wasm_v128_load(match),
+                                             wasm_v128_load(PATTERN[offset])));
+      const u32 step = 16 - 16 % offset;
+      for (u8 *p = op + step; p < mend; p += step) move16(p, p - step);
+    }
   } else if (offset >= len) {
     __builtin_memcpy(op, match, len);
   } else {
-    /* Overlapping match: a pattern of `offset` bytes repeated. Copy what is
-     * already written after `match`, doubling each time; every copy's source
-     * ends where its destination starts, and the gap stays a multiple of the
-     * pattern. */
+    /* Overlapping match near the end: a pattern of `offset` bytes repeated.
+     * Copy what is already written after `match`, doubling each time; every
+     * copy's source ends where its destination starts, and the gap stays a
+     * multiple of the pattern. */
     while (op < mend) {
       u32 n = (u32)(op - match);
       if (n > (u32)(mend - op)) n = (u32)(mend - op);
@@ -78,6 +115,30 @@ __attribute__((export_name("lz4_decode"))) int lz4_decode(const u8 *src, u32 src
     if (ip >= iend) return E_TOKEN;
     const u32 token = *ip++;
     u64 lit = token >> 4;
+    /* The common sequence, far from both ends: under 15 literals and a match
+     * of under 19 bytes from at least 16 back. One wide copy each, and only
+     * the checks the general path would fail on. */
+    if (lit < 15 && (token & 15) < 15 && iend - ip >= 32 && oend - op >= 48) {
+      copy16(op, ip);
+      ip += lit;
+      op += lit;
+      const u32 offset = (u32)ip[0] | ((u32)ip[1] << 8);
+      if (offset >= 16 && offset <= (u32)(op - dst)) {
+        ip += 2;
+        const u8 *match = op - offset;
+        copy16(op, match);
+        copy16(op + 16, match + 16);
+        op += (token & 15) + MIN_MATCH;
+        continue;
+      }
+      /* Any other match: the general path, from its offset. */
+      ip += 2;
+      if (offset == 0) return E_ZERO_OFFSET;
+      if (offset > (u32)(op - dst)) return E_BEFORE_START;
+      const u32 len = (token & 15) + MIN_MATCH;
+      op = copy_match(op, offset, len, oend);
+      continue;
+    }
     if (lit == 15) {
       u32 b;
       do {
@@ -88,8 +149,8 @@ __attribute__((export_name("lz4_decode"))) int lz4_decode(const u8 *src, u32 src
     }
     if (lit > (u64)(iend - ip)) return E_LIT_INPUT;
     if (lit > (u64)(oend - op)) return E_LIT_OUTPUT;
-    if (lit <= 16 && (iend - ip) >= 16 && (oend - op) >= 16) {
-      copy16(op, ip); /* short literals: one wide copy, inside both buffers */
+    if (lit <= WILD_LITERALS && (u64)(iend - ip) >= lit + 16 && (u64)(oend - op) >= lit + 16) {
+      wild_copy(op, ip, (u32)lit); /* short literals: wide copies, inside both buffers */
     } else {
       __builtin_memcpy(op, ip, (u32)lit);
     }
@@ -118,8 +179,6 @@ __attribute__((export_name("lz4_decode"))) int lz4_decode(const u8 *src, u32 src
 }
 
 /* ---- Byte and bit unshuffles (c-blosc layouts) --------------------------- */
-
-#include <wasm_simd128.h>
 
 /* typesize 2, 16 elements at a time (the inverse of shuffle2); returns the elements done. */
 static u32 unshuffle2(const u8 *src, u8 *dst, u32 n) {
@@ -231,6 +290,49 @@ static inline void store16(u8 *p, u32 v) {
   __builtin_memcpy(p, &w, 2);
 }
 
+/* transpose8 on both 64-bit lanes. */
+static inline v128_t transpose8x2(v128_t x) {
+  v128_t t;
+  t = wasm_v128_and(wasm_v128_xor(x, wasm_u64x2_shr(x, 7)), wasm_i64x2_splat(0x00AA00AA00AA00AALL));
+  x = wasm_v128_xor(wasm_v128_xor(x, t), wasm_i64x2_shl(t, 7));
+  t = wasm_v128_and(wasm_v128_xor(x, wasm_u64x2_shr(x, 14)), wasm_i64x2_splat(0x0000CCCC0000CCCCLL));
+  x = wasm_v128_xor(wasm_v128_xor(x, t), wasm_i64x2_shl(t, 14));
+  t = wasm_v128_and(wasm_v128_xor(x, wasm_u64x2_shr(x, 28)), wasm_i64x2_splat(0x00000000F0F0F0F0LL));
+  return wasm_v128_xor(wasm_v128_xor(x, t), wasm_i64x2_shl(t, 28));
+}
+
+/* 128 elements of up to 8 byte planes, the bit unshuffle's staging (see below). */
+static u8 bit_planes[8 * 128] __attribute__((aligned(16)));
+
+/*
+ * The bit unshuffle of typesize 1, 2, 4 or 8, 128 elements at a time: for
+ * each byte plane, its 8 bit rows (16 bytes of each) are transposed into 16
+ * vectors of one group of 8 elements each, and every group's 8x8 bit matrix is
+ * transposed in both lanes at once, which gives 16 elements' byte of that
+ * plane in order. The planes, staged in 128-byte rows, are then byte
+ * unshuffled into place. Every store is a whole vector. Returns the groups of
+ * 8 elements done.
+ */
+static u32 bitunshuffle_planes(const u8 *src, u8 *dst, u32 n, u32 ts) {
+  const u32 rowBytes = n >> 3;
+  u32 g = 0;
+  for (; g + 16 <= rowBytes; g += 16) {
+    u8 *const out = dst + (u64)8 * g * ts;
+    u8 *const planes = ts == 1 ? out : bit_planes;
+    for (u32 j = 0; j < ts; j++) {
+      const u8 *rows = src + (u64)j * n + g;
+      v128_t r[8], a[8];
+      for (int k = 0; k < 8; k++) r[k] = wasm_v128_load(rows + (u64)k * rowBytes);
+      transpose8x16(r, a); /* a[m]: the row bytes of groups g + 2m, g + 2m + 1 */
+      for (int m = 0; m < 8; m++) wasm_v128_store(planes + 128 * j + 16 * m, transpose8x2(a[m]));
+    }
+    if (ts == 2) unshuffle2(planes, out, 128);
+    else if (ts == 4) unshuffle4(planes, out, 128);
+    else if (ts == 8) unshuffle8(planes, out, 128);
+  }
+  return g;
+}
+
 /*
  * Bit unshuffle of n elements of ts bytes, n a multiple of 8: src holds, for
  * byte j and bit k, the row of bit k of byte j of every element at
@@ -245,6 +347,7 @@ __attribute__((export_name("bitunshuffle"))) void bitunshuffle(const u8 *src, u8
                                                               u32 ts) {
   const u32 rowBytes = n >> 3;
   u32 g = 0;
+  if (ts == 1 || ts == 2 || ts == 4 || ts == 8) g = bitunshuffle_planes(src, dst, n, ts);
   for (; g + 16 <= rowBytes; g += 16) {
     for (u32 j = 0; j < ts; j += 2) {
       const u8 *rows = src + (u64)j * n + g; /* plane j's rows start at j * n */
