@@ -321,3 +321,84 @@ describe("DecodeBuffers", () => {
     expect(buffers.take(999).length).toBe(999);
   });
 });
+
+describe("a small read's range decode and the bytes around the range", () => {
+  /** XOR 0x5a; its range decode notes whether every byte outside the range was zero. */
+  const probe = { zeroedAround: [] as boolean[] };
+  beforeAll(() => {
+    registerCodec("test.probe-range", {
+      kind: "bytes_to_bytes",
+      fromConfig: (): BytesToBytesCodec => ({
+        kind: "bytes_to_bytes",
+        name: "test.probe-range",
+        toJSON: () => ({ name: "test.probe-range" }),
+        encode: (bytes) => bytes.map((b) => b ^ 0x5a),
+        decode: (bytes) => bytes.map((b) => b ^ 0x5a),
+        decodeInto(bytes, out) {
+          for (let i = 0; i < out.length; i++) out[i] = bytes[i]! ^ 0x5a;
+        },
+        decodeRangeInto(bytes, out, start, end) {
+          probe.zeroedAround.push(out.every((b, i) => (i >= start && i < end) || b === 0));
+          for (let i = start; i < end; i++) out[i] = bytes[i]! ^ 0x5a;
+        },
+      }),
+    });
+  });
+
+  // Decodes chunk [0, 64) of 64 float32 (or bool) elements, selecting elements 10..13,
+  // from a buffer handed out full of 0xee (a previous chunk's bytes).
+  async function smallRead(codecs: JsonObject[], dataType: "float32" | "bool") {
+    const { CodecPipeline, DecodeBuffers, decodeChunkTo } = await import("@zarr/core/codec");
+    const { resolveDataType } = await import("@zarr/core/internal");
+    const dt = resolveDataType(dataType, "t");
+    const spec = { shape: [64], dataType: dt, fillValue: dt.defaultFillValue() };
+    const pipeline = await CodecPipeline.create(codecs, spec, "t/zarr.json");
+    const data = dt.allocate(64) as Float32Array | Uint8Array;
+    for (let i = 0; i < 64; i++) data[i] = dataType === "bool" ? i % 2 : i * 1.5;
+    const bytes = await pipeline.encode({ data, shape: [64], stride: [1], dataType: dt });
+    const stale = new (class extends DecodeBuffers {
+      override take(size: number) {
+        return new Uint8Array(size).fill(0xee);
+      }
+    })();
+    const out = dt.allocate(4) as Float32Array | Uint8Array;
+    const before = probe.zeroedAround.length;
+    await decodeChunkTo(
+      pipeline,
+      bytes,
+      {
+        out,
+        chunkSel: [{ start: 10, step: 1, count: 4 }],
+        outAxes: [{ start: 0, step: 1, count: 4 }],
+        outStrides: [1],
+      },
+      stale,
+    );
+    expect(probe.zeroedAround.length).toBe(before + 1); // the range decode ran
+    return { out: Array.from(out), zeroedAround: probe.zeroedAround.at(-1), pipeline };
+  }
+
+  it("a pipeline whose array is a view of its bytes leaves them: no fill of the rest of the chunk", async () => {
+    const r = await smallRead(
+      [{ name: "bytes", configuration: { endian: "little" } }, { name: "test.probe-range" }],
+      "float32",
+    );
+    expect(r.pipeline.decodesAsMemory).toBe(true);
+    expect(r.zeroedAround).toBe(false);
+    expect(r.out).toEqual([15, 16.5, 18, 19.5]);
+  });
+
+  it("a byte swap or a bool check sees every byte: the rest of the chunk is zeroed first", async () => {
+    const big = await smallRead(
+      [{ name: "bytes", configuration: { endian: "big" } }, { name: "test.probe-range" }],
+      "float32",
+    );
+    expect(big.pipeline.decodesAsMemory).toBe(false);
+    expect(big.zeroedAround).toBe(true);
+    expect(big.out).toEqual([15, 16.5, 18, 19.5]);
+    const bool = await smallRead([{ name: "bytes" }, { name: "test.probe-range" }], "bool");
+    expect(bool.pipeline.decodesAsMemory).toBe(false);
+    expect(bool.zeroedAround).toBe(true);
+    expect(bool.out).toEqual([0, 1, 0, 1]);
+  });
+});

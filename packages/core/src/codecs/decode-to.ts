@@ -97,9 +97,12 @@ export async function decodeChunkTo(
     // A small part of the chunk: decode only the blocks that hold it.
     const buffer = buffers.take(size);
     try {
-      // Defined contents around the range (the array codecs see every byte).
-      buffer.fill(0, 0, span[0]);
-      buffer.fill(0, span[1]);
+      // Defined contents around the range when the array codecs see every
+      // byte (a bool check, a byte swap); a view of the bytes reads none of them.
+      if (!pipeline.decodesAsMemory) {
+        buffer.fill(0, 0, span[0]);
+        buffer.fill(0, span[1]);
+      }
       const chunk = await pipeline.decodeRangeInto(bytes, buffer, span[0], span[1], options);
       copyChunk(chunk, pipeline, target);
     } finally {

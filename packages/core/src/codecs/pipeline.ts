@@ -399,8 +399,19 @@ export class CodecPipeline {
    * the store straight into their places in an output (see `ReadableStore.getInto`).
    */
   get storedAsMemory(): boolean {
+    return this.supportsRangeRead && this.decodesAsMemory;
+  }
+
+  /**
+   * Whether the decoded array is a view of the innermost codec's decoded
+   * bytes, unchanged: no array -> array codec, and the `bytes` codec says a
+   * stored chunk is its memory (see {@link storedAsMemory}). Turning the bytes
+   * into the array then reads none of them, so bytes outside a decoded range
+   * are never looked at.
+   */
+  get decodesAsMemory(): boolean {
     return (
-      this.supportsRangeRead &&
+      this.arrayToArray.length === 0 &&
       this.arrayToBytes.storesMemory?.(this.#specs[this.#specs.length - 1]) === true
     );
   }
