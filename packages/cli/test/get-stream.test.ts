@@ -239,3 +239,99 @@ describe("zarr get output modes", () => {
     expect(lines.at(-1)).toBe("");
   });
 });
+
+describe("zarr get writes a slab while it reads the next", () => {
+  // 40 MiB of float64 in chunk rows of 1 MiB: several slabs (16 MiB each when writes overlap reads).
+  const rows = 160;
+  const cols = 32768;
+  const value = (i: number) => (i % 1000) * 0.5 + Math.floor(i / cols);
+  beforeAll(async () => {
+    const a = await createArray(new FileSystemStore(dir), "big", {
+      shape: [rows, cols],
+      dataType: "float64",
+      chunkShape: [4, cols],
+      codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+    });
+    await a.set(
+      null,
+      Float64Array.from({ length: rows * cols }, (_, i) => value(i)),
+    );
+    // A copy whose last chunk is damaged: every slab before it reads and is written first.
+    const b = await createArray(new FileSystemStore(dir), "big-broken", {
+      shape: [rows, cols],
+      dataType: "float64",
+      chunkShape: [4, cols],
+      codecs: [{ name: "bytes", configuration: { endian: "little" } }, { name: "crc32c" }],
+    });
+    await b.set(null, 1);
+    const last = join(dir, "big-broken", "c", String(rows / 4 - 1), "0");
+    const bytes = readFileSync(last);
+    bytes[0] ^= 0xff;
+    writeFileSync(last, bytes);
+  }, 60_000);
+
+  /** An io whose writes take `delayMs` each, recording them, and how many ran at once. */
+  function slowIo(delayMs: number, failAt = -1) {
+    const seen = { writes: [] as Buffer[], active: 0, maxActive: 0, calls: 0, activeAtEnd: -1 };
+    const io: Io = {
+      out: () => {},
+      write: async (d) => {
+        const call = seen.calls++;
+        seen.active++;
+        seen.maxActive = Math.max(seen.maxActive, seen.active);
+        await new Promise((r) => setTimeout(r, delayMs));
+        seen.active--;
+        if (call === failAt) throw Object.assign(new Error("disk on fire"), { code: "EIO" });
+        seen.writes.push(Buffer.from(d));
+      },
+      err: () => {},
+      color: false,
+      env: {},
+    };
+    return { io, seen };
+  }
+
+  it("--out - gets every slab in order, one write at a time, the bytes of --out FILE", async () => {
+    const { io, seen } = slowIo(30);
+    expect(await main(["get", dir, "big", "--out", "-"], io)).toBe(0);
+    expect(seen.calls).toBeGreaterThanOrEqual(3);
+    expect(seen.maxActive).toBe(1);
+    const all = Buffer.concat(seen.writes);
+    const values = new Float64Array(all.buffer, all.byteOffset, all.length / 8);
+    expect(values.length).toBe(rows * cols);
+    for (let i = 0; i < values.length; i += 997) expect(values[i]).toBe(value(i));
+    expect(values[values.length - 1]).toBe(value(values.length - 1));
+    const file = join(dir, "big.bin");
+    expect((await run("get", dir, "big", "--out", file)).code).toBe(0);
+    expect(readFileSync(file).equals(all)).toBe(true);
+  }, 60_000);
+
+  it("a write that fails stops the output: no later write, exit 2", async () => {
+    const { io, seen } = slowIo(5, 1);
+    const errors: string[] = [];
+    const code = await main(["get", dir, "big", "--out", "-"], {
+      ...io,
+      err: (s) => errors.push(s),
+    });
+    expect(code).toBe(2);
+    expect(errors.join("\n")).toMatch(/disk on fire/);
+    expect(seen.calls).toBe(2); // the failed write was the last one
+  }, 60_000);
+
+  it("a read that fails after earlier slabs: their writes have ended when get returns", async () => {
+    const { io, seen } = slowIo(80);
+    const errors: string[] = [];
+    const code = await main(["get", dir, "big-broken", "--out", "-"], {
+      ...io,
+      err: (s) => errors.push(s),
+    });
+    expect(code).toBe(2);
+    expect(errors.join("\n")).toMatch(/CodecError/);
+    expect(seen.active).toBe(0);
+    expect(seen.calls).toBeGreaterThanOrEqual(1);
+    // And a file is never left behind half-written.
+    const file = join(dir, "big-broken.bin");
+    expect((await run("get", dir, "big-broken", "--out", file)).code).toBe(2);
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
+});

@@ -3,7 +3,11 @@ import { STORE_HELP, WORKERS_FLAG, workersHelp } from "../flags.js";
 
 /** Elements `--json`/`--csv` print at most unless `--max-elements` says otherwise. */
 export const DEFAULT_MAX_TEXT_ELEMENTS = 10_000_000;
-/** Decoded bytes read per slab (and, through the read concurrency, decoded at once). */
+/**
+ * Decoded bytes `get` holds in slabs: one slab for text output; two of half
+ * the size for bytes (one written while the next is read). Through the read
+ * concurrency, also about what is decoded at once.
+ */
 export const SLAB_BYTES = 32 * 2 ** 20;
 
 /** `zarr get <store> [path] [--select SEL] (--json | --csv | --out FILE | --npy FILE)`. */
@@ -26,9 +30,10 @@ options:
                       ones are refused (exit 2) before anything is read
 ${workersHelp(22, "0", "(starting one cost more than it saved on 64 MiB reads, 2 cores)")}
 
-Reads stream: the selection is read a slab of whole chunk rows (at most ${SLAB_BYTES / 2 ** 20} MiB
-decoded) at a time and written before the next, so --out and --npy work for arrays of
-any size in bounded memory (a file that would not fit on its disk is refused first).
+Reads stream: the selection is read a slab of whole chunk rows at a time, and --out and
+--npy write each slab while the next is read (two slabs of at most ${SLAB_BYTES / 2 ** 21} MiB decoded;
+text: one of ${SLAB_BYTES / 2 ** 20} MiB), so they work for arrays of any size in bounded memory
+(a file that would not fit on its disk is refused first).
 A file appears only once complete (written beside it, then renamed), so a failed read
 leaves what was there. --json and --csv print only after the whole selection has read:
 a failure prints nothing. Only streams (--out -, --npy -, a FIFO or device as FILE) can

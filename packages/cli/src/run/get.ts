@@ -165,22 +165,33 @@ async function stream(
   const { binary, text, format, progress, signal, workers } = options;
   const dataType = array.dataType;
   const itemBytes = dataType.itemSize ?? 64; // variable-size: an estimate per element
-  const budget = Math.max(1, Math.floor(SLAB_BYTES / itemBytes));
+  // Binary output is written while the next slab is read: two slabs of half the budget.
+  const overlap = binary.length > 0;
+  const slabBytes = overlap ? SLAB_BYTES / 2 : SLAB_BYTES;
+  const budget = Math.max(1, Math.floor(slabBytes / itemBytes));
   const chunkShape = shardInnerShape(array) ?? array.chunkShape;
   const chunkBytes = chunkShape.reduce((a, b) => a * b, 1) * itemBytes;
   // Chunks decoded at once stay within about one slab's memory.
-  const concurrency = Math.max(1, Math.min(16, Math.floor(SLAB_BYTES / chunkBytes)));
+  const concurrency = Math.max(1, Math.min(16, Math.floor(slabBytes / chunkBytes)));
   const formatted: string[] = [];
   const formatter = text ? textFormatter(format, dataType, sel.shape) : undefined;
-  // A fixed-size slab's memory serves every slab of its size.
-  let reuse: DataArray | undefined;
+  // A fixed-size slab's memory serves every slab of its size; slabs alternate
+  // between two while writes overlap reads.
+  const reuse: (DataArray | undefined)[] = [undefined, undefined];
+  let turn = 0;
+  // The previous slab's writes, still running while this slab reads.
+  let writing: Promise<void> = Promise.resolve();
   try {
     for (const slab of slabs(sel, chunkShape, budget)) {
       let out: DataArray | undefined;
       if (dataType.itemSize !== null) {
-        if (reuse === undefined || reuse.length !== slab.elements * dataType.width)
-          reuse = slabMemory(dataType, slab.elements, workers !== undefined);
-        out = reuse;
+        const k = overlap ? turn++ % 2 : 0;
+        let memory = reuse[k];
+        if (memory === undefined || memory.length !== slab.elements * dataType.width) {
+          memory = slabMemory(dataType, slab.elements, workers !== undefined);
+          reuse[k] = memory;
+        }
+        out = memory;
       }
       const { data } = await array.get(slab.selection, {
         signal,
@@ -188,21 +199,32 @@ async function stream(
         out,
         workers: workers ?? false,
       });
-      if (binary.length > 0) {
+      if (overlap) {
         const bytes = dataType.toBytes!(data, true);
-        for (const sink of binary) await sink.write(bytes);
+        // In order: the slab before is written (and its memory free again) first.
+        await writing;
+        writing = writeSlab(binary, bytes);
+        writing.catch(() => {}); // its failure is thrown where it is awaited
       }
       if (formatter) formatted.push(formatter.slab(data, slab.elements));
       progress.tick(slab.elements, slab.elements * itemBytes);
     }
+    await writing;
     if (formatter) formatted.push(formatter.end());
   } finally {
+    // No write is left running when the caller closes or aborts the sinks.
+    await writing.catch(() => {});
     progress.finish();
   }
   if (text) {
     for (const piece of formatted) await text.write(piece);
     await text.close();
   }
+}
+
+/** Writes one slab's bytes to every sink, one sink after the other. */
+async function writeSlab(sinks: readonly ByteSink[], bytes: Uint8Array): Promise<void> {
+  for (const sink of sinks) await sink.write(bytes);
 }
 
 /**
