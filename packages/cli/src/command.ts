@@ -11,7 +11,8 @@ export interface Io {
   out(line: string): void;
   /**
    * Writes text or bytes to standard output as they are (no newline added),
-   * resolving when the stream can take more (back-pressure). Absent when
+   * resolving once `data` is written out and no longer held (the caller may
+   * then reuse its memory; waiting for it is the back-pressure). Absent when
    * standard output is a line collector (then streamed text is passed to
    * `out` line by line, and binary output to standard output is refused).
    */

@@ -85,10 +85,12 @@ export function processIo(signal?: AbortSignal): Io {
   return {
     out: (s) => process.stdout.write(`${s}\n`),
     write: (data) =>
-      new Promise<void>((resolve) => {
-        // (A reader that went away is handled by the EPIPE listener of bin/zarr.js.)
-        if (process.stdout.write(data)) resolve();
-        else process.stdout.once("drain", resolve);
+      new Promise<void>((resolve, reject) => {
+        // Resolves once the stream has written `data` out, not when it merely
+        // queued it: a queued write holds the caller's memory (get reuses its
+        // slabs), and waiting for it is the back-pressure. (A reader that went
+        // away is handled by the EPIPE listener of bin/zarr.js.)
+        process.stdout.write(data, (error) => (error ? reject(error) : resolve()));
       }),
     err: (s) => process.stderr.write(`${s}\n`),
     progress: showProgress ? (line) => process.stderr.write(`\r\x1b[K${line}`) : undefined,

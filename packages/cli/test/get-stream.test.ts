@@ -2,9 +2,11 @@
 // read of the whole selection (every selection kind, every budget), text output
 // beyond --max-elements is refused before reading, and --out -/--npy - write to
 // standard output with the same bytes as a file.
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type Io, main } from "@zarr/cli";
 import { createArray, MemoryStore, type ZarrArray } from "@zarr/core";
 import { normalizeSelection, parseSelection, projectChunks } from "@zarr/core/internal";
@@ -333,5 +335,43 @@ describe("zarr get writes a slab while it reads the next", () => {
     const file = join(dir, "big-broken.bin");
     expect((await run("get", dir, "big-broken", "--out", file)).code).toBe(2);
     expect(existsSync(file)).toBe(false);
+  }, 60_000);
+});
+
+describe("zarr get --out - to a reader that lags (a real process)", () => {
+  it("slabs smaller than the stream's buffer are not overwritten while queued: the exact bytes", async () => {
+    // 256 Ki one-byte elements in inner chunks of 2 bytes: a slab holds about 4096
+    // chunks, 8 KiB, under standard output's 16 KiB high-water mark, so a write
+    // that stays queued must keep its slab from being reused.
+    const n = 262_144;
+    const a = await createArray(new FileSystemStore(dir), "lag", {
+      shape: [n],
+      dataType: "uint8",
+      chunkShape: [65_536],
+      codecs: [
+        {
+          name: "sharding_indexed",
+          configuration: { chunk_shape: [2], codecs: [{ name: "bytes" }] },
+        },
+      ],
+    });
+    const expected = Uint8Array.from({ length: n }, (_, i) => (i * 7 + (i >> 9)) % 251);
+    await a.set(null, expected);
+    const bin = join(dirname(fileURLToPath(import.meta.url)), "../bin/zarr.js");
+    const child = spawn(process.execPath, [bin, "get", dir, "lag", "--out", "-"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.pause(); // the pipe fills and stays full for a while
+    await new Promise((r) => setTimeout(r, 1500));
+    const parts: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => parts.push(d));
+    child.stdout.resume();
+    const code = await new Promise<number | null>((r) => child.on("close", r));
+    expect(code).toBe(0);
+    const got = Buffer.concat(parts);
+    expect(got.length).toBe(n);
+    let wrong = 0;
+    for (let i = 0; i < n; i++) if (got[i] !== expected[i]) wrong++;
+    expect(wrong).toBe(0);
   }, 60_000);
 });
