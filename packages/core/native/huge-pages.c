@@ -10,7 +10,7 @@
  * functions are resolved from the Node process when it loads the addon, so one
  * binary serves glibc and musl systems alike. x86-64 Linux only.
  *
- * Built and checked by scripts/build-native.mjs.
+ * Built and checked by scripts/build-native.mjs (repository root).
  */
 
 typedef unsigned long size_t;

@@ -103,3 +103,4 @@ export {
 } from "./registry/index.js";
 export { DEFAULT_CONCURRENCY, forEachConcurrent, withKeyLock } from "./util/concurrency.js";
 export { gridCoords } from "./util/grid.js";
+export { loadPackageAddon, turnedOff } from "./util/native-addon.js";
