@@ -62,6 +62,51 @@ export class ReadBuffers {
   }
 
   /**
+   * Room for a value of about `length` bytes whose exact size is not known
+   * yet: a whole buffer, the smallest kept one from `length`'s size class up
+   * to twice that (memory given back by earlier reads of values about this
+   * size), else a new one of that class. Its contents are undefined; the
+   * caller fills a part and {@link fit}s it to that.
+   */
+  takeRoom(length: number): Uint8Array {
+    const size = sizeClass(Math.max(length, 1));
+    if (size < MIN_POOLED_BYTES) return unzeroed(size);
+    let best: number | undefined;
+    for (const [kept, list] of this.#free) {
+      if (
+        list.length > 0 &&
+        kept >= size &&
+        kept <= 2 * size &&
+        (best === undefined || kept < best)
+      ) {
+        best = kept;
+      }
+    }
+    return this.take(best ?? size);
+  }
+
+  /**
+   * The first `length` bytes of `room` (from {@link take} or {@link takeRoom},
+   * not used afterwards) as a value of its own: in place, the rest of its
+   * memory zeroed (it is reachable through `.buffer`), when they fill at least
+   * half of it; otherwise copied into memory of their size and `room` given
+   * back, so that a small value never holds a large buffer.
+   */
+  fit(room: Uint8Array, length: number): Uint8Array {
+    if (length >= room.length) return room;
+    if (2 * length < room.length) {
+      const value = this.take(length);
+      value.set(room.subarray(0, length));
+      this.give(room);
+      return value;
+    }
+    room.fill(0, length);
+    const value = room.subarray(0, length);
+    if (this.#out.get(room.buffer) === room) this.#out.set(room.buffer, value);
+    return value;
+  }
+
+  /**
    * Takes back a value returned by {@link take}. Anything else is ignored:
    * other memory, views of a value, a value given back twice, and a value
    * whose memory was transferred away (detached: nothing left to reuse).

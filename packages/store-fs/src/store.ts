@@ -32,7 +32,7 @@ import type { ReadDescriptor } from "./descriptor.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
 import { keyPath, prefixPath } from "./paths.js";
 import { readBuffers } from "./read-buffers.js";
-import { type Dir, type OpenValue, openChild, RootedTree } from "./tree.js";
+import { type Dir, type OpenValue, openChild, type ReadValue, RootedTree } from "./tree.js";
 import { openListed, readEntries, walkKeys } from "./walk.js";
 
 /** Options of {@link FileSystemStore}. */
@@ -134,6 +134,10 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     const { path, segments } = this.#key(key);
     let opened: OpenValue | undefined;
     try {
+      // One thread-pool job where native reads are available.
+      const read = await this.#tree.readValue(segments, into, true);
+      if (read === null) return undefined; // missing, or a prefix
+      if (read !== undefined) return read.bytesRead ?? read.size;
       opened = await this.#tree.openValue(segments);
     } catch (error) {
       throw fsError("get", key, path, error);
@@ -202,6 +206,10 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     ranges: readonly (ByteRange | undefined)[],
     maxBytes?: number,
   ): Promise<(Uint8Array | undefined)[]> {
+    if (ranges.length === 1 && ranges[0] === undefined) {
+      const whole = await this.#readWhole(key, path, segments, maxBytes);
+      if (whole !== NOT_NATIVE) return [whole];
+    }
     let handle: ReadDescriptor;
     let size: number;
     try {
@@ -215,10 +223,7 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
       const bounds = ranges.map((range) => rangeBounds(range, size));
       for (const [start, end] of bounds) {
         if (maxBytes !== undefined && end - start > maxBytes) {
-          throw new ValueTooLargeError(
-            `get of key ${JSON.stringify(key)} (${path}): ${end - start} bytes to read, more than the ${maxBytes} the caller accepts`,
-            { path: key },
-          );
+          throw tooLarge(key, path, end - start, maxBytes);
         }
       }
       const values: Uint8Array[] = [];
@@ -232,6 +237,48 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     } finally {
       await handle.close();
     }
+  }
+
+  /**
+   * Reads the whole value of `key` in one thread-pool job (native reads) into
+   * memory of the thread's pool, sized from the last value read; a value that
+   * does not fit is read again into memory of its size. {@link NOT_NATIVE}
+   * when native reads are unavailable.
+   */
+  async #readWhole(
+    key: string,
+    path: string,
+    segments: readonly string[],
+    maxBytes: number | undefined,
+  ): Promise<Uint8Array | undefined | typeof NOT_NATIVE> {
+    let room = Math.min(MAX_GUESSED_BYTES, Math.max(MIN_WHOLE_READ_BYTES, sizeHint));
+    if (maxBytes !== undefined) room = Math.min(room, maxBytes);
+    // The file may grow between tries; after a few, `node:fs` reads it (fstat first).
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // First memory given back by reads of values about this size; then the size itself.
+      const buffer = attempt === 0 ? readBuffers.takeRoom(room) : readBuffers.take(room);
+      const limit = maxBytes === undefined ? buffer.length : Math.min(buffer.length, maxBytes);
+      let read: ReadValue | null | undefined;
+      try {
+        read = await this.#tree.readValue(segments, [buffer.subarray(0, limit)], false);
+      } catch (error) {
+        readBuffers.give(buffer);
+        throw fsError("get", key, path, error);
+      }
+      if (read == null || read.bytesRead === undefined) readBuffers.give(buffer);
+      if (read === undefined) return NOT_NATIVE;
+      if (read === null) return undefined; // missing, or a prefix
+      if (read.bytesRead === undefined) {
+        if (maxBytes !== undefined && read.size > maxBytes) {
+          throw tooLarge(key, path, read.size, maxBytes);
+        }
+        room = read.size;
+        continue;
+      }
+      sizeHint = read.size;
+      return readBuffers.fit(buffer, read.bytesRead);
+    }
+    return NOT_NATIVE;
   }
 
   async getSize(key: string, options?: StoreOptions) {
@@ -429,6 +476,26 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     }
     return listing;
   }
+}
+
+/** Returned by `#readWhole` when native reads are unavailable. */
+const NOT_NATIVE = Symbol("not native");
+/** The least memory a whole-value read starts with (metadata documents fit). */
+const MIN_WHOLE_READ_BYTES = 16 * 1024;
+/** The most memory a whole-value read takes before it knows the value's size. */
+const MAX_GUESSED_BYTES = 4 * 1024 * 1024;
+/**
+ * Whole-value reads start with room for the size of the value read last (at
+ * least; see `ReadBuffers.takeRoom`): a value larger than the room takes a
+ * second read. Shared by the thread's stores, as the memory is.
+ */
+let sizeHint = 0;
+
+function tooLarge(key: string, path: string, bytes: number, maxBytes: number): ValueTooLargeError {
+  return new ValueTooLargeError(
+    `get of key ${JSON.stringify(key)} (${path}): ${bytes} bytes to read, more than the ${maxBytes} the caller accepts`,
+    { path: key },
+  );
 }
 
 /** Reads `length` bytes at `position`; fewer if the file is shorter than that. */

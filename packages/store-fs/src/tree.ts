@@ -38,6 +38,7 @@ import { basename, dirname, join } from "node:path";
 import { ReadDescriptor } from "./descriptor.js";
 import { errorCode } from "./fs-errors.js";
 import { makeDirectories } from "./make-dirs.js";
+import { READ_DIRECTORY, READ_DONE, READ_NOT_REGULAR, readNative } from "./native-read.js";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -55,7 +56,19 @@ export const CREATE_FLAGS =
 /** How often a missing directory is created before giving up (concurrent erases remove empty ones). */
 const MKDIR_ATTEMPTS = 6;
 
-let useDescriptorPaths = process.platform === "linux" && existsSync("/proc/self/fd");
+/**
+ * Whether `/proc/self/fd` can be used: Linux, and not hidden by Node's
+ * permission model (whose `existsSync` throws for a path it does not allow).
+ */
+function procFdUsable(): boolean {
+  try {
+    return process.platform === "linux" && existsSync("/proc/self/fd");
+  } catch {
+    return false;
+  }
+}
+
+let useDescriptorPaths = procFdUsable();
 
 /**
  * Switches between the race-free Linux mechanism and the portable checks (for
@@ -63,7 +76,7 @@ let useDescriptorPaths = process.platform === "linux" && existsSync("/proc/self/
  */
 export function setDescriptorPaths(on: boolean): boolean {
   const previous = useDescriptorPaths;
-  useDescriptorPaths = on && existsSync("/proc/self/fd");
+  useDescriptorPaths = on && procFdUsable();
   return previous;
 }
 
@@ -72,22 +85,60 @@ export class UnsafePathError extends Error {
   override name = "UnsafePathError";
 }
 
-/** What an entry is, described for error messages. */
-function kindOf(info: {
-  isSymbolicLink(): boolean;
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-  isDirectory(): boolean;
-}): string {
-  if (info.isSymbolicLink()) return "a symbolic link";
-  if (info.isFIFO()) return "a FIFO";
-  if (info.isSocket()) return "a socket";
-  if (info.isCharacterDevice()) return "a character device";
-  if (info.isBlockDevice()) return "a block device";
-  if (info.isDirectory()) return "a directory";
-  return "not a regular file";
+/** File types in `st_mode` (POSIX). */
+const S_IFMT = 0o170000;
+const S_IFIFO = 0o010000;
+const S_IFCHR = 0o020000;
+const S_IFDIR = 0o040000;
+const S_IFBLK = 0o060000;
+const S_IFLNK = 0o120000;
+const S_IFSOCK = 0o140000;
+
+/** What an entry is, described for error messages, from its `st_mode`. */
+function kindOfMode(mode: number): string {
+  switch (mode & S_IFMT) {
+    case S_IFIFO:
+      return "a FIFO";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFLNK:
+      return "a symbolic link";
+    case S_IFSOCK:
+      return "a socket";
+    default:
+      return "not a regular file";
+  }
+}
+
+/** Why opening a value failed, as the store reports it; `undefined`: not found; `null`: rethrow. */
+function openFailure(code: string | undefined): UnsafePathError | undefined | null {
+  if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+  if (code === "ELOOP" || code === "EMLINK") {
+    return new UnsafePathError(
+      "the key is a symbolic link, or its path loops through links (the store never follows links)",
+    );
+  }
+  if (code === "ENXIO") return new UnsafePathError("it is a socket, not a regular file");
+  return null;
+}
+
+/** The error for a descriptor whose real path is `actual`, not the key's. */
+function elsewhere(actual: string): UnsafePathError {
+  return new UnsafePathError(
+    `its real path is ${JSON.stringify(actual)}: a directory on the way is a symbolic link (the store never follows links)`,
+  );
+}
+
+/** A value read whole by {@link RootedTree.readValue}. */
+export interface ReadValue {
+  /** The file's size. */
+  readonly size: number;
+  /** Bytes read into the views; `undefined` when nothing was read (the size did not match). */
+  readonly bytesRead: number | undefined;
 }
 
 /**
@@ -217,15 +268,9 @@ export class RootedTree {
     try {
       handle = await ReadDescriptor.open(path, READ_FLAGS);
     } catch (error) {
-      const code = errorCode(error);
-      if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-      if (code === "ELOOP" || code === "EMLINK") {
-        throw new UnsafePathError(
-          "the key is a symbolic link, or its path loops through links (the store never follows links)",
-        );
-      }
-      if (code === "ENXIO") throw new UnsafePathError("it is a socket, not a regular file");
-      throw error;
+      const failure = openFailure(errorCode(error));
+      if (failure === undefined) return undefined;
+      throw failure ?? error;
     }
     try {
       if (fd) await this.#verify(handle, segments);
@@ -236,7 +281,7 @@ export class RootedTree {
         return undefined;
       }
       if (!info.isFile()) {
-        throw new UnsafePathError(`it is ${kindOf(info)}, not a regular file`);
+        throw new UnsafePathError(`it is ${kindOfMode(info.mode)}, not a regular file`);
       }
       return { handle, size: info.size };
     } catch (error) {
@@ -351,13 +396,54 @@ export class RootedTree {
   async #verify(handle: { readonly fd: number }, segments: readonly string[]): Promise<void> {
     // Synchronous: /proc is kernel memory (no disk), cheaper than a thread-pool trip.
     const actual = readlinkSync(`/proc/self/fd/${handle.fd}`);
-    const base = await this.#kernelBase();
-    const expected =
-      segments.length === 0 ? base : `${base === "/" ? "" : base}/${segments.join("/")}`;
+    const expected = await this.#kernelPath(segments);
     if (actual === expected || actual === `${expected} (deleted)`) return;
-    throw new UnsafePathError(
-      `its real path is ${JSON.stringify(actual)}: a directory on the way is a symbolic link (the store never follows links)`,
-    );
+    throw elsewhere(actual);
+  }
+
+  /** The path the kernel names the entry at `segments` by (as `readlink /proc/self/fd/N` does). */
+  async #kernelPath(segments: readonly string[]): Promise<string> {
+    const base = await this.#kernelBase();
+    return segments.length === 0 ? base : `${base === "/" ? "" : base}/${segments.join("/")}`;
+  }
+
+  /**
+   * Reads the value at `segments` whole into `views` (end to end) in one
+   * thread-pool job, with the checks of {@link openValue}; with `exact`, only
+   * when its size equals the views' total, otherwise when it fits. `null`
+   * when nothing is there or it is a directory; `undefined` when native reads
+   * are unavailable (the caller uses {@link openValue}).
+   */
+  async readValue(
+    segments: readonly string[],
+    views: readonly Uint8Array[],
+    exact: boolean,
+  ): Promise<ReadValue | null | undefined> {
+    if (!useDescriptorPaths || segments.length === 0) return undefined;
+    const expected = await this.#kernelPath(segments);
+    const read = readNative(this.path(segments), expected, views, exact);
+    if (read === undefined) return undefined;
+    let outcome: Awaited<typeof read>;
+    try {
+      outcome = await read;
+    } catch (error) {
+      if ((error as { syscall?: string }).syscall !== "open") throw error;
+      const failure = openFailure(errorCode(error));
+      if (failure === undefined) return null;
+      throw failure ?? error;
+    }
+    switch (outcome.status) {
+      case READ_DONE:
+        return { size: outcome.size, bytesRead: outcome.bytesRead };
+      case READ_DIRECTORY:
+        return null;
+      case READ_NOT_REGULAR:
+        throw new UnsafePathError(`it is ${kindOfMode(outcome.mode)}, not a regular file`);
+      case "elsewhere":
+        throw elsewhere(outcome.actual);
+      default:
+        return { size: outcome.size, bytesRead: undefined };
+    }
   }
 
   /** The root's path as the kernel names it (it can differ from `realpath` under some mounts). */
@@ -405,7 +491,7 @@ export class RootedTree {
       const isLast = i === segments.length - 1;
       if (isLast && last) {
         if (!info.isFile() && !info.isDirectory()) {
-          throw new UnsafePathError(`it is ${kindOf(info)}, not a regular file`);
+          throw new UnsafePathError(`it is ${kindOfMode(info.mode)}, not a regular file`);
         }
       } else if (!info.isDirectory()) return "not a directory";
     }
