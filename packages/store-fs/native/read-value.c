@@ -14,10 +14,19 @@
  *   4. the whole file is read into the caller's spans of memory, and the
  *      descriptor is closed whatever happened.
  *
- * readValue(path, expected, memory, spans, exact, result) -> Promise<number | string>
+ * readValue(path, expected, memory, spans, exact, result, bounce) -> Promise<number | string>
  *   path, expected: strings (no NUL; at most PATH_BYTES - 2 bytes in UTF-8)
  *   memory: a Uint8Array; spans: a Float64Array of (offset, length) pairs in
  *          it, filled end to end (each checked to lie inside `memory`)
+ *   bounce: null, or a Uint8Array of at least the spans' total. Memory that
+ *          JavaScript can detach, transfer or shrink while the job runs must
+ *          not be written from the pool's thread (the write would land in
+ *          freed memory): the job then reads into `bounce` (memory only the
+ *          caller holds), and the bytes are copied into the spans on the
+ *          calling thread when the job completes, after checking that
+ *          `memory` is still there and as long (else READ_MEMORY_GONE). With
+ *          null, the job reads into `memory` directly: for memory nothing
+ *          else can take away (a SharedArrayBuffer, the caller's own buffers).
  *   exact: true: read only when the file's size equals the spans' total
  *          (else READ_SIZE_DIFFERS); false: read when it fits (else the same)
  *   result: a Float64Array of 3, set before the promise settles:
@@ -26,9 +35,10 @@
  * names the system call), or to the descriptor's real path (a string) when
  * the confinement check fails. It never rejects; bad arguments throw.
  *
- * Freestanding (no libc): system calls are made directly and the Node-API
- * functions are resolved from the Node process when it loads the addon, so
- * one binary serves glibc and musl systems alike. x86-64 Linux only.
+ * Freestanding (no C library headers or startup files): system calls are made
+ * directly, and the Node-API functions and `memcpy` are resolved from the
+ * Node process when it loads the addon, so one binary serves glibc and musl
+ * systems alike. x86-64 Linux only.
  *
  * Built and checked by scripts/build-native.mjs (repository root).
  */
@@ -56,6 +66,9 @@ napi_status napi_get_cb_info(napi_env env, napi_callback_info info, size_t *argc
                              napi_value *argv, napi_value *this_arg, void **data);
 napi_status napi_get_value_string_utf8(napi_env env, napi_value value, char *buf,
                                        size_t bufsize, size_t *result);
+typedef int napi_valuetype;
+#define NAPI_NULL 1
+napi_status napi_typeof(napi_env env, napi_value value, napi_valuetype *result);
 napi_status napi_get_value_bool(napi_env env, napi_value value, _Bool *result);
 napi_status napi_is_typedarray(napi_env env, napi_value value, _Bool *result);
 napi_status napi_get_typedarray_info(napi_env env, napi_value typedarray, int *type,
@@ -90,6 +103,7 @@ napi_status napi_set_named_property(napi_env env, napi_value object, const char 
 #define READ_DIRECTORY 1    /* a directory: nothing read */
 #define READ_NOT_REGULAR 2  /* not a regular file: result[2] is its st_mode */
 #define READ_SIZE_DIFFERS 3 /* the size (result[0]) does not match / fit the spans */
+#define READ_MEMORY_GONE 4  /* read into bounce, but `memory` was detached or shrunk: not copied */
 
 /* System calls used, as reported in result[0] with a negative status. */
 #define CALL_OPEN 1
@@ -182,6 +196,9 @@ struct request {
   napi_ref memory;  /* this request's own ArrayBuffer */
   napi_ref target;  /* the memory read into, kept alive while read into */
   napi_ref result;  /* the caller's Float64Array */
+  napi_ref bounce;  /* the bounce memory, or 0 */
+  size_t memory_length; /* `memory`'s length when called */
+  struct iovec bounce_iov; /* where the job reads with a bounce memory */
   _Bool exact;
   unsigned view_count;
   size_t total;     /* the spans' total length */
@@ -195,7 +212,7 @@ struct request {
   char *expected;    /* the same */
   char *actual;      /* room for readlink's answer: `actual_room` bytes */
   size_t actual_room;
-  struct iovec iov[]; /* view_count, then the three strings */
+  struct iovec iov[]; /* view_count (offsets into `memory` with a bounce), then the strings */
 };
 
 /* "/proc/self/fd/" + decimal fd, NUL-terminated. */
@@ -267,6 +284,54 @@ static long read_spans(struct request *r, long fd) {
   return done;
 }
 
+/* Fills the bounce memory from file offset 0 until the size is read or the file ends. */
+static long read_bounce(struct request *r, long fd) {
+  char *at = r->bounce_iov.base;
+  size_t left = r->bounce_iov.length;
+  long done = 0;
+  while (left > 0) {
+    long n = syscall4(SYS_PREAD64, fd, (long)at, (long)left, done);
+    if (n == -EINTR) continue;
+    if (n < 0) return n;
+    if (n == 0) break; /* truncated by someone else since the fstat */
+    at += n;
+    left -= (size_t)n;
+    done += n;
+  }
+  return done;
+}
+
+/* From the C library Node runs on (glibc or musl), resolved when the addon loads. */
+void *memcpy(void *to, const void *from, size_t length);
+
+/*
+ * On the calling thread, where no JavaScript runs meanwhile: copies what the
+ * job read into the bounce memory to the spans, if `memory` is still as long.
+ */
+static void copy_out(napi_env env, struct request *r) {
+  napi_value memory, buffer;
+  int type;
+  size_t length = 0, offset;
+  void *data = 0;
+  if (r->bytes_read == 0) return; /* nothing to copy (an empty file, empty views) */
+  if (napi_get_reference_value(env, r->target, &memory) != NAPI_OK ||
+      napi_get_typedarray_info(env, memory, &type, &length, &data, &buffer, &offset) !=
+          NAPI_OK ||
+      data == 0 || length < r->memory_length) {
+    r->status = READ_MEMORY_GONE;
+    return;
+  }
+  const char *from = r->bounce_iov.base;
+  size_t left = (size_t)r->bytes_read;
+  for (unsigned i = 0; i < r->view_count && left > 0; i++) {
+    /* iov[i].base holds the span's offset into `memory` in this mode. */
+    size_t n = r->iov[i].length < left ? r->iov[i].length : left;
+    memcpy((char *)data + (uintptr_t)r->iov[i].base, from, n);
+    from += n;
+    left -= n;
+  }
+}
+
 static void execute(napi_env env, void *data) {
   (void)env;
   struct request *r = data;
@@ -308,7 +373,7 @@ static void execute(napi_env env, void *data) {
           room -= r->iov[i].length;
         }
       }
-      n = read_spans(r, fd);
+      n = r->bounce != 0 ? read_bounce(r, fd) : read_spans(r, fd);
       if (n < 0) {
         r->status = n;
         r->call = CALL_READ;
@@ -326,6 +391,7 @@ static void complete(napi_env env, napi_status status, void *data) {
   struct request *r = data;
   napi_value value = 0;
   napi_value result;
+  if (status == NAPI_OK && r->bounce != 0 && r->status == READ_DONE) copy_out(env, r);
   if (napi_get_reference_value(env, r->result, &result) == NAPI_OK) {
     int type;
     size_t length;
@@ -355,6 +421,7 @@ static void complete(napi_env env, napi_status status, void *data) {
   napi_resolve_deferred(env, r->deferred, value);
   napi_delete_reference(env, r->target);
   napi_delete_reference(env, r->result);
+  if (r->bounce != 0) napi_delete_reference(env, r->bounce);
   napi_delete_async_work(env, r->work);
   napi_delete_reference(env, r->memory); /* last: `r` lives in that memory */
 }
@@ -385,10 +452,10 @@ static double span_value(double value, size_t limit) {
 }
 
 static napi_value read_value(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
-  napi_value argv[6];
-  if (napi_get_cb_info(env, info, &argc, argv, 0, 0) != NAPI_OK || argc < 6) {
-    return fail(env, "readValue(path, expected, memory, spans, exact, result)");
+  size_t argc = 7;
+  napi_value argv[7];
+  if (napi_get_cb_info(env, info, &argc, argv, 0, 0) != NAPI_OK || argc < 7) {
+    return fail(env, "readValue(path, expected, memory, spans, exact, result, bounce)");
   }
   _Bool is_typed = 0;
   int type = 0;
@@ -443,18 +510,37 @@ static napi_value read_value(napi_env env, napi_callback_info info) {
   if (napi_get_value_bool(env, argv[4], &r->exact) != NAPI_OK) {
     return fail(env, "readValue: exact must be a boolean");
   }
+  /* A bounce memory: null, or a Uint8Array. */
+  napi_valuetype bounce_type;
+  void *bounce_data = 0;
+  size_t bounce_length = 0;
+  if (napi_typeof(env, argv[6], &bounce_type) != NAPI_OK) return 0;
+  _Bool bounced = bounce_type != NAPI_NULL;
+  if (bounced && (napi_is_typedarray(env, argv[6], &is_typed) != NAPI_OK || !is_typed ||
+                  napi_get_typedarray_info(env, argv[6], &type, &bounce_length, &bounce_data,
+                                           &buffer, &offset) != NAPI_OK ||
+                  type != NAPI_UINT8_ARRAY || (bounce_data == 0 && bounce_length != 0))) {
+    return fail(env, "readValue: bounce must be null or a Uint8Array (not detached)");
+  }
   const double *spans = span_data;
   size_t total = 0;
   for (unsigned i = 0; i < count; i++) {
     double start = span_value(spans[2 * i], memory_length);
     double length = start < 0 ? -1 : span_value(spans[2 * i + 1], memory_length - (size_t)start);
     if (length < 0) return fail(env, "readValue: a span lies outside the memory");
-    r->iov[i].base = (char *)memory_data + (size_t)start;
+    /* With a bounce memory: the offset, resolved against `memory` when copying out. */
+    r->iov[i].base = bounced ? (void *)(uintptr_t)start : (char *)memory_data + (size_t)start;
     r->iov[i].length = (size_t)length;
     total += (size_t)length;
   }
+  if (bounced && bounce_length < total) {
+    return fail(env, "readValue: bounce must be at least as long as the spans");
+  }
   r->view_count = count;
   r->total = total;
+  r->memory_length = memory_length;
+  r->bounce_iov.base = bounce_data;
+  r->bounce_iov.length = total;
   napi_value promise, name;
   if (napi_create_string_utf8(env, "zarr:readValue", 14, &name) != NAPI_OK ||
       napi_create_async_work(env, 0, name, execute, complete, r, &r->work) != NAPI_OK) {
@@ -463,12 +549,14 @@ static napi_value read_value(napi_env env, napi_callback_info info) {
   if (napi_create_reference(env, memory, 1, &r->memory) != NAPI_OK ||
       napi_create_reference(env, argv[2], 1, &r->target) != NAPI_OK ||
       napi_create_reference(env, argv[5], 1, &r->result) != NAPI_OK ||
+      (bounced && napi_create_reference(env, argv[6], 1, &r->bounce) != NAPI_OK) ||
       napi_create_promise(env, &r->deferred, &promise) != NAPI_OK ||
       napi_queue_async_work(env, r->work) != NAPI_OK) {
     /* Never queued: nothing will settle; drop what was made (a reference not made is 0). */
     if (r->memory) napi_delete_reference(env, r->memory);
     if (r->target) napi_delete_reference(env, r->target);
     if (r->result) napi_delete_reference(env, r->result);
+    if (r->bounce) napi_delete_reference(env, r->bounce);
     napi_delete_async_work(env, r->work);
     return fail(env, "readValue: could not queue the read");
   }

@@ -22,6 +22,7 @@ export const READ_DONE = 0;
 export const READ_DIRECTORY = 1;
 export const READ_NOT_REGULAR = 2;
 export const READ_SIZE_DIFFERS = 3;
+export const READ_MEMORY_GONE = 4;
 
 /** The system calls a negative status names (`result[0]`). */
 const CALLS = ["", "open", "readlink", "fstat", "read"] as const;
@@ -33,6 +34,7 @@ export type ReadValue = (
   spans: Float64Array,
   exact: boolean,
   result: Float64Array,
+  bounce: Uint8Array | null,
 ) => Promise<number | string>;
 
 /** Where this module lies in the package: the built bundle, the per-module build, the source (tests). */
@@ -52,22 +54,30 @@ let spanScratch = new Float64Array(128);
  * they do not share one.
  */
 function spansOf(views: readonly Uint8Array[]): [Uint8Array, Float64Array] | undefined {
+  if (!Array.isArray(views) || !(views[0] instanceof Uint8Array)) return undefined;
   const buffer = views[0].buffer;
   if (spanScratch.length < views.length * 2) spanScratch = new Float64Array(views.length * 2);
   const spans = spanScratch;
   for (let i = 0; i < views.length; i++) {
     const view = views[i];
-    if (view.buffer !== buffer) return undefined;
+    if (!(view instanceof Uint8Array) || view.buffer !== buffer) return undefined;
     spans[2 * i] = view.byteOffset;
     spans[2 * i + 1] = view.byteLength;
   }
-  return [new Uint8Array(buffer), spans.subarray(0, views.length * 2)];
+  let memory: Uint8Array;
+  try {
+    memory = new Uint8Array(buffer);
+  } catch {
+    return undefined; // detached: node:fs reports what it always did
+  }
+  return [memory, spans.subarray(0, views.length * 2)];
 }
 
 let addon: ReadValue | null | undefined;
 let enabled = true;
 
-function load(): ReadValue | null {
+/** The addon's function; `null` where it cannot load; `undefined` while a startup snapshot is built. */
+function load(): ReadValue | null | undefined {
   const proc = process as { permission?: unknown };
   if (proc.permission !== undefined || turnedOff(process.env.ZARR_FS_NATIVE)) return null;
   const exports = loadPackageAddon(
@@ -76,8 +86,7 @@ function load(): ReadValue | null {
     "@zarr/store-fs",
     "/native/linux-x64/read-value.node",
   );
-  // `undefined`: a startup snapshot is being built; try again once it runs.
-  if (exports === undefined) return null;
+  if (exports === undefined) return undefined; // a startup snapshot: load once it is restored
   const fn = exports?.readValue;
   return typeof fn === "function" ? (fn as ReadValue) : null;
 }
@@ -88,7 +97,7 @@ export const nativeReadStats = { calls: 0 };
 /** The addon's function, loaded on first use; `null` where it cannot load (tests). */
 export function nativeAddon(): ReadValue | null {
   if (addon === undefined) addon = load();
-  return addon;
+  return addon ?? null;
 }
 
 /**
@@ -109,6 +118,8 @@ export type NativeOutcome =
   | { readonly status: typeof READ_NOT_REGULAR; readonly mode: number }
   /** Nothing read: the size does not equal (`exact`) or exceeds the views' total. */
   | { readonly status: typeof READ_SIZE_DIFFERS; readonly size: number }
+  /** Read into the bounce memory, but the views' memory was detached or shrunk meanwhile. */
+  | { readonly status: typeof READ_MEMORY_GONE }
   /** The descriptor's real path is not the expected one (a link on the way). */
   | { readonly status: "elsewhere"; readonly actual: string };
 
@@ -118,12 +129,19 @@ export type NativeOutcome =
  * is `expected`; `undefined` when native reads are unavailable or cannot take
  * these arguments (the caller uses `node:fs`). A failed system call rejects
  * with an error like `node:fs`'s (`code`, `errno`, `syscall`, `path`).
+ *
+ * The job writes into `views` from another thread, so their memory must stay
+ * in place until it settles: pass `bounce` (memory only the caller holds, at
+ * least the views' total) unless nothing else can detach, transfer or shrink
+ * it (a `SharedArrayBuffer`, the caller's own buffers); the bytes are then
+ * copied into `views` on this thread when the job completes.
  */
 export function readNative(
   path: string,
   expected: string,
   views: readonly Uint8Array[],
   exact: boolean,
+  bounce: Uint8Array | null,
 ): Promise<NativeOutcome> | undefined {
   if (!enabled) return undefined;
   const read = nativeAddon();
@@ -141,7 +159,7 @@ export function readNative(
   if (target === undefined) return undefined;
   const result = new Float64Array(3);
   nativeReadStats.calls++;
-  return read(path, expected, target[0], target[1], exact, result).then((status) => {
+  return read(path, expected, target[0], target[1], exact, result, bounce).then((status) => {
     if (typeof status === "string") {
       return { status: "elsewhere", actual: result[1] === 1 ? `${status}…` : status };
     }
@@ -155,6 +173,8 @@ export function readNative(
         return { status, mode: result[2] };
       case READ_SIZE_DIFFERS:
         return { status, size: result[0] };
+      case READ_MEMORY_GONE:
+        return { status };
       default:
         throw new Error(`read-value addon: unknown status ${status}`);
     }

@@ -124,23 +124,37 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   }
 
   /**
-   * Reads the whole file of `key` into `into`, the views laid end to end,
-   * with vectored reads (`preadv`) and no buffer in between; resolves to the
-   * file's size (the views hold it only when that equals their total length;
-   * nothing past that length is read), or `undefined` when missing.
+   * Reads the whole file of `key` into `into`, the views laid end to end;
+   * resolves to the file's size (the views hold it only when that equals
+   * their total length; nothing past that length is read), or `undefined`
+   * when missing. With native reads (x86-64 Linux), one thread-pool job reads
+   * it into memory of the store's, copied into the views on this thread when
+   * it completes (views in a `SharedArrayBuffer`: read into directly); a view
+   * whose memory was transferred or shrunk meanwhile is a `StoreError`.
+   * Otherwise vectored reads (`preadv`) fill the views, with no buffer in
+   * between: their memory must then stay in place until the read settles.
    */
   async getInto(key: string, into: readonly Uint8Array[], options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
     const { path, segments } = this.#key(key);
     let opened: OpenValue | undefined;
+    let bounce: Uint8Array | null = null;
     try {
-      // One thread-pool job where native reads are available.
-      const read = await this.#tree.readValue(segments, into, true);
-      if (read === null) return undefined; // missing, or a prefix
-      if (read !== undefined) return read.bytesRead ?? read.size;
+      // One thread-pool job where native reads are available. It writes from
+      // another thread: memory the caller could detach, transfer or shrink
+      // meanwhile is read into a buffer of ours and copied when it completes.
+      const total = totalLength(into);
+      if (total !== undefined) {
+        if (!(into[0]?.buffer instanceof SharedArrayBuffer)) bounce = readBuffers.take(total);
+        const read = await this.#tree.readValue(segments, into, true, bounce);
+        if (read === null) return undefined; // missing, or a prefix
+        if (read !== undefined) return read.bytesRead ?? read.size;
+      }
       opened = await this.#tree.openValue(segments);
     } catch (error) {
       throw fsError("get", key, path, error);
+    } finally {
+      if (bounce !== null) readBuffers.give(bounce);
     }
     if (opened === undefined) return undefined; // missing, or a prefix
     const { handle, size } = opened;
@@ -251,19 +265,32 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     segments: readonly string[],
     maxBytes: number | undefined,
   ): Promise<Uint8Array | undefined | typeof NOT_NATIVE> {
+    // A limit other than a whole number of bytes: `node:fs` decides, as it always did.
+    if (maxBytes !== undefined && !(Number.isSafeInteger(maxBytes) && maxBytes >= 0)) {
+      return NOT_NATIVE;
+    }
+    // Room taken before the size is known: the last value's size, within the
+    // limit, and within a budget for all the reads in flight (beyond it, none:
+    // the first job only finds the size).
     let room = Math.min(MAX_GUESSED_BYTES, Math.max(MIN_WHOLE_READ_BYTES, sizeHint));
     if (maxBytes !== undefined) room = Math.min(room, maxBytes);
+    if (guessedBytes + room > GUESS_BUDGET_BYTES) room = 0;
     // The file may grow between tries; after a few, `node:fs` reads it (fstat first).
     for (let attempt = 0; attempt < 3; attempt++) {
-      // First memory given back by reads of values about this size; then the size itself.
-      const buffer = attempt === 0 ? readBuffers.takeRoom(room) : readBuffers.take(room);
-      const limit = maxBytes === undefined ? buffer.length : Math.min(buffer.length, maxBytes);
+      let buffer: Uint8Array | undefined;
       let read: ReadValue | null | undefined;
+      let guessed = 0;
       try {
-        read = await this.#tree.readValue(segments, [buffer.subarray(0, limit)], false);
+        // First memory given back by reads of values about this size; then the size itself.
+        buffer = attempt === 0 && room > 0 ? readBuffers.takeRoom(room) : readBuffers.take(room);
+        if (attempt === 0) guessedBytes += guessed = buffer.length;
+        const limit = maxBytes === undefined ? buffer.length : Math.min(buffer.length, maxBytes);
+        read = await this.#tree.readValue(segments, [buffer.subarray(0, limit)], false, null);
       } catch (error) {
-        readBuffers.give(buffer);
+        if (buffer !== undefined) readBuffers.give(buffer);
         throw fsError("get", key, path, error);
+      } finally {
+        guessedBytes -= guessed;
       }
       if (read == null || read.bytesRead === undefined) readBuffers.give(buffer);
       if (read === undefined) return NOT_NATIVE;
@@ -484,6 +511,10 @@ const NOT_NATIVE = Symbol("not native");
 const MIN_WHOLE_READ_BYTES = 16 * 1024;
 /** The most memory a whole-value read takes before it knows the value's size. */
 const MAX_GUESSED_BYTES = 4 * 1024 * 1024;
+/** The most memory all whole-value reads in flight take before they know their values' sizes. */
+const GUESS_BUDGET_BYTES = 32 * 1024 * 1024;
+/** Memory whole-value reads in flight took before knowing their values' sizes (this thread's). */
+let guessedBytes = 0;
 /**
  * Whole-value reads start with room for the size of the value read last (at
  * least; see `ReadBuffers.takeRoom`): a value larger than the room takes a
@@ -491,12 +522,26 @@ const MAX_GUESSED_BYTES = 4 * 1024 * 1024;
  */
 let sizeHint = 0;
 
+/** The views' total length, when they are a list of `Uint8Array`s (else `undefined`). */
+function totalLength(views: readonly Uint8Array[]): number | undefined {
+  if (!Array.isArray(views)) return undefined;
+  let total = 0;
+  for (const view of views) {
+    if (!(view instanceof Uint8Array)) return undefined;
+    total += view.length;
+  }
+  return total;
+}
+
 function tooLarge(key: string, path: string, bytes: number, maxBytes: number): ValueTooLargeError {
   return new ValueTooLargeError(
     `get of key ${JSON.stringify(key)} (${path}): ${bytes} bytes to read, more than the ${maxBytes} the caller accepts`,
     { path: key },
   );
 }
+
+/** The most bytes one `read` call asks for. */
+const MAX_BYTES_PER_READ = 2 ** 30;
 
 /** Reads `length` bytes at `position`; fewer if the file is shorter than that. */
 async function readAt(
@@ -508,7 +553,9 @@ async function readAt(
   const buffer = readBuffers.take(length);
   let filled = 0;
   while (filled < length) {
-    const bytesRead = await handle.read(buffer, filled, length - filled, position + filled);
+    // At most 1 GiB per call: Node reads nothing when asked for 4 GiB or more at once.
+    const ask = Math.min(length - filled, MAX_BYTES_PER_READ);
+    const bytesRead = await handle.read(buffer, filled, ask, position + filled);
     if (bytesRead === 0) break; // the file was truncated by someone else
     filled += bytesRead;
   }

@@ -38,7 +38,13 @@ import { basename, dirname, join } from "node:path";
 import { ReadDescriptor } from "./descriptor.js";
 import { errorCode } from "./fs-errors.js";
 import { makeDirectories } from "./make-dirs.js";
-import { READ_DIRECTORY, READ_DONE, READ_NOT_REGULAR, readNative } from "./native-read.js";
+import {
+  READ_DIRECTORY,
+  READ_DONE,
+  READ_MEMORY_GONE,
+  READ_NOT_REGULAR,
+  readNative,
+} from "./native-read.js";
 
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -125,6 +131,9 @@ function openFailure(code: string | undefined): UnsafePathError | undefined | nu
   if (code === "ENXIO") return new UnsafePathError("it is a socket, not a regular file");
   return null;
 }
+
+/** What the kernel appends to the path of an open file that was removed. */
+const DELETED = Buffer.from(" (deleted)");
 
 /** The error for a descriptor whose real path is `actual`, not the key's. */
 function elsewhere(actual: string): UnsafePathError {
@@ -395,10 +404,12 @@ export class RootedTree {
   /** Throws unless the open `handle`'s real path is the root's `segments`. */
   async #verify(handle: { readonly fd: number }, segments: readonly string[]): Promise<void> {
     // Synchronous: /proc is kernel memory (no disk), cheaper than a thread-pool trip.
-    const actual = readlinkSync(`/proc/self/fd/${handle.fd}`);
-    const expected = await this.#kernelPath(segments);
-    if (actual === expected || actual === `${expected} (deleted)`) return;
-    throw elsewhere(actual);
+    // Bytes, not text: two paths whose bytes differ can decode to the same string
+    // (invalid UTF-8 becomes U+FFFD), and only the bytes name the file.
+    const actual = readlinkSync(`/proc/self/fd/${handle.fd}`, { encoding: "buffer" });
+    const expected = Buffer.from(await this.#kernelPath(segments));
+    if (actual.equals(expected) || actual.equals(Buffer.concat([expected, DELETED]))) return;
+    throw elsewhere(actual.toString());
   }
 
   /** The path the kernel names the entry at `segments` by (as `readlink /proc/self/fd/N` does). */
@@ -412,16 +423,18 @@ export class RootedTree {
    * thread-pool job, with the checks of {@link openValue}; with `exact`, only
    * when its size equals the views' total, otherwise when it fits. `null`
    * when nothing is there or it is a directory; `undefined` when native reads
-   * are unavailable (the caller uses {@link openValue}).
+   * are unavailable (the caller uses {@link openValue}). `bounce`: see
+   * `readNative` (memory the caller alone holds, unless `views` are).
    */
   async readValue(
     segments: readonly string[],
     views: readonly Uint8Array[],
     exact: boolean,
+    bounce: Uint8Array | null,
   ): Promise<ReadValue | null | undefined> {
     if (!useDescriptorPaths || segments.length === 0) return undefined;
     const expected = await this.#kernelPath(segments);
-    const read = readNative(this.path(segments), expected, views, exact);
+    const read = readNative(this.path(segments), expected, views, exact, bounce);
     if (read === undefined) return undefined;
     let outcome: Awaited<typeof read>;
     try {
@@ -441,14 +454,26 @@ export class RootedTree {
         throw new UnsafePathError(`it is ${kindOfMode(outcome.mode)}, not a regular file`);
       case "elsewhere":
         throw elsewhere(outcome.actual);
+      case READ_MEMORY_GONE:
+        throw new Error("the memory read into was detached or shrunk while the value was read");
       default:
         return { size: outcome.size, bytesRead: undefined };
     }
   }
 
   /** The root's path as the kernel names it (it can differ from `realpath` under some mounts). */
-  async #kernelBase(): Promise<string> {
-    if (this.#kernelRoot !== undefined) return this.#kernelRoot;
+  #kernelBase(): Promise<string> {
+    if (this.#kernelRoot !== undefined) return Promise.resolve(this.#kernelRoot);
+    // One open of the root for all the reads that start before it is known.
+    this.#kernelPending ??= this.#findKernelRoot().finally(() => {
+      this.#kernelPending = undefined;
+    });
+    return this.#kernelPending;
+  }
+
+  #kernelPending: Promise<string> | undefined;
+
+  async #findKernelRoot(): Promise<string> {
     let handle: FileHandle;
     try {
       handle = await open(this.root, DIR_FLAGS);

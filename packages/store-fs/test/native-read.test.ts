@@ -7,6 +7,7 @@
  * these tests say why they skip).
  */
 import { execFileSync } from "node:child_process";
+import { pbkdf2 } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -125,6 +126,13 @@ describe.skipIf(!native)("native reads: the same results as node:fs", () => {
     const ops = (key: string): Record<string, () => Promise<unknown>> => ({
       get: () => store.get(key),
       getMax: () => store.get(key, undefined, { maxBytes: 50 }),
+      // Limits that are not whole numbers of bytes: decided as node:fs always did.
+      getMaxOdd: async () =>
+        Promise.all(
+          [Number.NaN, -1, 0, 1.5, Number.POSITIVE_INFINITY].map((maxBytes) =>
+            outcome(() => store.get(key, undefined, { maxBytes })),
+          ),
+        ),
       getInto: async () => {
         const size = await new FileSystemStore(root).getSize(key).catch(() => undefined);
         const n = size ?? 7;
@@ -150,7 +158,10 @@ describe.skipIf(!native)("native reads: the same results as node:fs", () => {
           const calls = nativeReadStats.calls;
           const viaNative = await outcome(op);
           expect(viaNative, `${name} of ${key}`).toEqual(viaFs);
-          if (name !== "getInto" || !/^(missing|d\/missing|file\/below)$/.test(key)) {
+          if (
+            name !== "getMaxOdd" &&
+            (name !== "getInto" || !/^(missing|d\/missing|file\/below)$/.test(key))
+          ) {
             expect(nativeReadStats.calls, `${name} of ${key} went native`).toBeGreaterThan(calls);
           }
         }
@@ -235,9 +246,10 @@ describe.skipIf(!native)(
         ["too many spans", new Float64Array(2 * 65537)],
       ];
       for (const [name, spans] of bad) {
-        expect(() => readValue()(path(), path(), memory, spans, false, result()), name).toThrow(
-          TypeError,
-        );
+        expect(
+          () => readValue()(path(), path(), memory, spans, false, result(), null),
+          name,
+        ).toThrow(TypeError);
       }
       expect(memory.every((x) => x === 0)).toBe(true);
     });
@@ -249,7 +261,8 @@ describe.skipIf(!native)(
       const cases: [string, () => unknown][] = [
         [
           "memory a Float64Array",
-          () => readValue()(path(), path(), new Float64Array(8) as never, spans, false, result()),
+          () =>
+            readValue()(path(), path(), new Float64Array(8) as never, spans, false, result(), null),
         ],
         [
           "memory a DataView",
@@ -261,11 +274,12 @@ describe.skipIf(!native)(
               spans,
               false,
               result(),
+              null,
             ),
         ],
         [
           "memory detached",
-          () => readValue()(path(), path(), new Uint8Array(detached), spans, false, result()),
+          () => readValue()(path(), path(), new Uint8Array(detached), spans, false, result(), null),
         ],
         [
           "spans a Uint32Array",
@@ -277,15 +291,56 @@ describe.skipIf(!native)(
               new Uint32Array([0, 8]) as never,
               false,
               result(),
+              null,
             ),
         ],
         [
           "result too short",
-          () => readValue()(path(), path(), new Uint8Array(8), spans, false, new Float64Array(2)),
+          () =>
+            readValue()(path(), path(), new Uint8Array(8), spans, false, new Float64Array(2), null),
         ],
         [
           "exact not a boolean",
-          () => readValue()(path(), path(), new Uint8Array(8), spans, 1 as never, result()),
+          () => readValue()(path(), path(), new Uint8Array(8), spans, 1 as never, result(), null),
+        ],
+        [
+          "bounce shorter than the spans",
+          () =>
+            readValue()(
+              path(),
+              path(),
+              new Uint8Array(8),
+              spans,
+              false,
+              result(),
+              new Uint8Array(7),
+            ),
+        ],
+        [
+          "bounce a Float64Array",
+          () =>
+            readValue()(
+              path(),
+              path(),
+              new Uint8Array(8),
+              spans,
+              false,
+              result(),
+              new Float64Array(8) as never,
+            ),
+        ],
+        [
+          "bounce missing (undefined)",
+          () =>
+            readValue()(
+              path(),
+              path(),
+              new Uint8Array(8),
+              spans,
+              false,
+              result(),
+              undefined as never,
+            ),
         ],
         [
           "too few arguments",
@@ -309,7 +364,9 @@ describe.skipIf(!native)(
         ["not a string", 42 as never, p],
       ];
       for (const [name, a, b] of bad) {
-        expect(() => readValue()(a, b, memory, spans, false, result()), name).toThrow(TypeError);
+        expect(() => readValue()(a, b, memory, spans, false, result(), null), name).toThrow(
+          TypeError,
+        );
       }
       expect(memory.every((x) => x === 0)).toBe(true);
     });
@@ -318,7 +375,7 @@ describe.skipIf(!native)(
       const memory = new Uint8Array(200).fill(0xaa);
       const spans = new Float64Array([150, 10, 0, 0, 20, 54, 199, 0]);
       const r = result();
-      expect(await readValue()(path(), path(), memory, spans, true, r)).toBe(0);
+      expect(await readValue()(path(), path(), memory, spans, true, r, null)).toBe(0);
       const expected = new Uint8Array(200).fill(0xaa);
       expected.set(pattern(64, 1).subarray(0, 10), 150);
       expected.set(pattern(64, 1).subarray(10), 20);
@@ -326,7 +383,9 @@ describe.skipIf(!native)(
       expect([...r]).toEqual([64, 64, 0]);
       // Up to the spans only: a file larger than them is not read at all.
       const small = new Uint8Array(8).fill(0xbb);
-      expect(await readValue()(path(), path(), small, new Float64Array([0, 8]), false, r)).toBe(3);
+      expect(
+        await readValue()(path(), path(), small, new Float64Array([0, 8]), false, r, null),
+      ).toBe(3);
       expect(r[0]).toBe(64);
       expect(small.every((x) => x === 0xbb)).toBe(true);
     });
@@ -343,12 +402,152 @@ describe.skipIf(!native)(
         new Float64Array([0, 16]),
         false,
         result(),
+        null,
       );
       expect(outcome).toBe(join(dir, "elsewhere", "v"));
       expect(memory.every((x) => x === 0)).toBe(true);
     });
   },
 );
+
+describe.skipIf(!native)(
+  "memory the caller can take away is never written from the pool's thread",
+  () => {
+    beforeEach(() => {
+      mkdirSync(root, { recursive: true });
+      writeFileSync(join(root, "v"), pattern(64, 1));
+    });
+
+    it("the addon reads into the bounce memory and copies on completion, if the memory is still there", async () => {
+      const readValue = nativeAddon()!;
+      const path = join(root, "v");
+      const spans = new Float64Array([40, 24, 0, 40]);
+      // Copied out, in span order.
+      const memory = new Uint8Array(80).fill(0xaa);
+      const bounce = new Uint8Array(64);
+      expect(await readValue(path, path, memory, spans, true, new Float64Array(3), bounce)).toBe(0);
+      const expected = new Uint8Array(80).fill(0xaa);
+      expected.set(pattern(64, 1).subarray(0, 24), 40);
+      expected.set(pattern(64, 1).subarray(24), 0);
+      expect(memory).toEqual(expected);
+      // Detached before the job completes: nothing is written, the memory is reported gone.
+      const gone = new Uint8Array(new ArrayBuffer(80));
+      const pending = readValue(
+        path,
+        path,
+        gone,
+        spans,
+        true,
+        new Float64Array(3),
+        new Uint8Array(64),
+      );
+      structuredClone(gone.buffer, { transfer: [gone.buffer as ArrayBuffer] });
+      expect(await pending).toBe(4);
+      // Shrunk before the job completes (a resizable buffer): the same.
+      // Resizable buffers (ES2024) are typed loosely here: the project targets an older lib.
+      const Resizable = ArrayBuffer as unknown as new (
+        length: number,
+        options: { maxByteLength: number },
+      ) => ArrayBuffer & { resize(length: number): void };
+      const resizable = new Resizable(80, { maxByteLength: 160 });
+      const shrunk = readValue(
+        path,
+        path,
+        new Uint8Array(resizable),
+        spans,
+        true,
+        new Float64Array(3),
+        new Uint8Array(64),
+      );
+      resizable.resize(16);
+      expect(await shrunk).toBe(4);
+      resizable.resize(160);
+      expect(new Uint8Array(resizable).every((x) => x === 0)).toBe(true);
+    });
+
+    it("getInto: a view whose buffer is transferred away while the job waits is a StoreError naming the key; the next read is right", async () => {
+      const store = new FileSystemStore(root);
+      await store.get("v"); // the root's kernel path, known from now on
+      // Keep the thread pool's threads busy so that the read waits in its queue.
+      const busy = Array.from(
+        { length: 8 },
+        () =>
+          new Promise((resolve) =>
+            pbkdf2("x", "y", 200_000, 32, "sha256", () => resolve(undefined)),
+          ),
+      );
+      const view = new Uint8Array(64);
+      const pending = store.getInto("v", [view]);
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      expect(nativeReadStats.calls).toBeGreaterThan(0);
+      structuredClone(view.buffer, { transfer: [view.buffer] });
+      const error = await pending.catch((e: Error & { path?: string }) => e);
+      await Promise.all(busy);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).name).toBe("StoreError");
+      expect((error as { path?: string }).path).toBe("v");
+      expect((error as Error).message).toMatch(/detached or shrunk/);
+      const again = new Uint8Array(64);
+      expect(await store.getInto("v", [again])).toBe(64);
+      expect(same(again, pattern(64, 1))).toBe(true);
+    });
+
+    it("views in shared memory are read into directly (they cannot be taken away)", async () => {
+      const store = new FileSystemStore(root);
+      const shared = new Uint8Array(new SharedArrayBuffer(64));
+      expect(await store.getInto("v", [shared.subarray(32), shared.subarray(0, 32)])).toBe(64);
+      const expected = new Uint8Array(64);
+      expected.set(pattern(64, 1).subarray(0, 32), 32);
+      expected.set(pattern(64, 1).subarray(32), 0);
+      expect(same(shared, expected)).toBe(true);
+    });
+  },
+);
+
+describe.skipIf(!native)("memory taken before a value's size is known stays bounded", () => {
+  it("500 concurrent reads of 100-byte values after a 4 MiB one take far less than 500 × 4 MiB", async () => {
+    const store = new FileSystemStore(root);
+    await store.set("big", pattern(4 << 20, 1));
+    for (let i = 0; i < 500; i++) await store.set(`s/${i}`, pattern(100, i));
+    expect((await store.get("big"))!.length).toBe(4 << 20); // the size guessed next
+    const before = process.memoryUsage().arrayBuffers;
+    const reads = Array.from({ length: 500 }, (_, i) => store.get(`s/${i}`));
+    const taken = process.memoryUsage().arrayBuffers - before;
+    const values = await Promise.all(reads);
+    expect(taken).toBeLessThan(48 << 20);
+    for (const [i, v] of values.entries()) expect(same(v!, pattern(100, i)), `s/${i}`).toBe(true);
+  });
+});
+
+describe("links whose target's bytes decode to the root's path (invalid UTF-8)", () => {
+  it.skipIf(process.platform !== "linux")("are refused on both paths", async () => {
+    // The root's name holds U+FFFD; a directory beside it holds the byte 0xFF,
+    // which decodes to U+FFFD too. A link in the root to that directory.
+    const base = Buffer.from(dir);
+    const rootBytes = Buffer.concat([base, Buffer.from("/r\uFFFD")]);
+    const other = Buffer.concat([base, Buffer.from("/r"), Buffer.from([0xff])]);
+    mkdirSync(rootBytes);
+    mkdirSync(Buffer.concat([other, Buffer.from("/d")]), { recursive: true });
+    writeFileSync(Buffer.concat([other, Buffer.from("/d/secret")]), "SECRET");
+    symlinkSync(
+      Buffer.concat([other, Buffer.from("/d")]),
+      Buffer.concat([rootBytes, Buffer.from("/d")]),
+    );
+    const store = new FileSystemStore(rootBytes.toString());
+    for (const on of [true, false]) {
+      setNativeReads(on);
+      for (const read of [
+        () => store.get("d/secret"),
+        () => store.get("d/secret", { offset: 0, length: 3 }),
+        () => store.getSize("d/secret"),
+        () => store.getInto("d/secret", [new Uint8Array(6)]),
+      ]) {
+        const result = await outcome(read);
+        expect(result, `native ${on}: ${String(read)}`).toMatchObject({ error: "StoreError" });
+      }
+    }
+  });
+});
 
 describe.skipIf(!native)("where native reads are off", () => {
   /** Runs `source` in a child Node process (built package); returns its stdout. */
