@@ -14,7 +14,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { getSystemErrorMap } from "node:util";
+import { getSystemErrorMap, types } from "node:util";
 import { loadPackageAddon, turnedOff } from "@zarr/core/internal";
 
 /** What the addon settled with (see `native/read-value.c`). */
@@ -45,6 +45,43 @@ const MAX_PATH_BYTES = 4094;
 /** Views per call the addon takes. */
 const MAX_VIEWS = 65536;
 
+/**
+ * A typed array's own buffer, offset and length, read through the intrinsic
+ * getters: an own property or a changed prototype cannot make a view claim
+ * other memory than its own.
+ */
+const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype) as object;
+const intrinsic = (name: string) =>
+  Object.getOwnPropertyDescriptor(typedArrayProto, name)!.get! as (this: Uint8Array) => never;
+const bufferGetter = intrinsic("buffer") as (this: Uint8Array) => ArrayBufferLike;
+const offsetGetter = intrinsic("byteOffset") as (this: Uint8Array) => number;
+const lengthGetter = intrinsic("byteLength") as (this: Uint8Array) => number;
+
+/** `view`'s own memory (not what a property of it may claim). */
+export const bufferOf = (view: Uint8Array): ArrayBufferLike => bufferGetter.call(view);
+/** `view`'s own length in bytes. */
+export const byteLengthOf = (view: Uint8Array): number => lengthGetter.call(view);
+
+/**
+ * `into` as a fresh list of `Uint8Array`s (checked by brand), each element
+ * read once, so that a getter cannot show one view to the checks and another
+ * to the read; `undefined` when it is not a list of `Uint8Array`s.
+ */
+export function ownViews(into: readonly Uint8Array[]): Uint8Array[] | undefined {
+  if (!Array.isArray(into)) return undefined;
+  const count = into.length;
+  const views = new Array<Uint8Array>(count);
+  for (let i = 0; i < count; i++) {
+    const view: unknown = into[i];
+    if (!types.isUint8Array(view)) return undefined;
+    views[i] = view;
+  }
+  return views;
+}
+
+/** Whether `memory` is a `SharedArrayBuffer` (by brand), which cannot be detached or shrunk. */
+export const isShared = (memory: ArrayBufferLike): boolean => types.isSharedArrayBuffer(memory);
+
 /** Spans passed to the addon, which copies them during the call: reused. */
 let spanScratch = new Float64Array(128);
 
@@ -54,15 +91,15 @@ let spanScratch = new Float64Array(128);
  * they do not share one.
  */
 function spansOf(views: readonly Uint8Array[]): [Uint8Array, Float64Array] | undefined {
-  if (!Array.isArray(views) || !(views[0] instanceof Uint8Array)) return undefined;
-  const buffer = views[0].buffer;
+  if (!types.isUint8Array(views[0])) return undefined;
+  const buffer = bufferOf(views[0]);
   if (spanScratch.length < views.length * 2) spanScratch = new Float64Array(views.length * 2);
   const spans = spanScratch;
   for (let i = 0; i < views.length; i++) {
     const view = views[i];
-    if (!(view instanceof Uint8Array) || view.buffer !== buffer) return undefined;
-    spans[2 * i] = view.byteOffset;
-    spans[2 * i + 1] = view.byteLength;
+    if (!types.isUint8Array(view) || bufferOf(view) !== buffer) return undefined;
+    spans[2 * i] = offsetGetter.call(view);
+    spans[2 * i + 1] = lengthGetter.call(view);
   }
   let memory: Uint8Array;
   try {

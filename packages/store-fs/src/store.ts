@@ -30,6 +30,7 @@ import {
 import { writeFileAtomic } from "./atomic.js";
 import type { ReadDescriptor } from "./descriptor.js";
 import { errorCode, fsError, isNotFound } from "./fs-errors.js";
+import { bufferOf, byteLengthOf, isShared, ownViews } from "./native-read.js";
 import { keyPath, prefixPath } from "./paths.js";
 import { readBuffers } from "./read-buffers.js";
 import { type Dir, type OpenValue, openChild, type ReadValue, RootedTree } from "./tree.js";
@@ -105,8 +106,16 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
 
   /** @param root - the directory (a path, or a `file:` URL object). */
   constructor(root: string | URL, options: FileSystemStoreOptions = {}) {
-    this.root = resolve(root instanceof URL ? fileURLToPath(root) : root);
-    this.#tree = new RootedTree(this.root);
+    try {
+      this.root = resolve(root instanceof URL ? fileURLToPath(root) : root);
+      this.#tree = new RootedTree(this.root);
+    } catch (error) {
+      // A file URL naming no path, or a root whose real path no string names.
+      throw new StoreError(
+        `cannot open a store on ${JSON.stringify(String(root))}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
     this.#durable = options.durable ?? false;
   }
 
@@ -137,19 +146,25 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   async getInto(key: string, into: readonly Uint8Array[], options?: StoreOptions) {
     throwIfAborted(options?.signal, key);
     const { path, segments } = this.#key(key);
+    const views = ownViews(into);
+    if (views === undefined) {
+      throw new StoreError(
+        `getInto of key ${JSON.stringify(key)} (${path}): the targets must be a list of Uint8Arrays`,
+        { path: key },
+      );
+    }
+    let total = 0;
+    for (const view of views) total += byteLengthOf(view);
     let opened: OpenValue | undefined;
     let bounce: Uint8Array | null = null;
     try {
       // One thread-pool job where native reads are available. It writes from
       // another thread: memory the caller could detach, transfer or shrink
       // meanwhile is read into a buffer of ours and copied when it completes.
-      const total = totalLength(into);
-      if (total !== undefined) {
-        if (!(into[0]?.buffer instanceof SharedArrayBuffer)) bounce = readBuffers.take(total);
-        const read = await this.#tree.readValue(segments, into, true, bounce);
-        if (read === null) return undefined; // missing, or a prefix
-        if (read !== undefined) return read.bytesRead ?? read.size;
-      }
+      if (views.length === 0 || !isShared(bufferOf(views[0]))) bounce = readBuffers.take(total);
+      const read = await this.#tree.readValue(segments, views, true, bounce);
+      if (read === null) return undefined; // missing, or a prefix
+      if (read !== undefined) return read.bytesRead ?? read.size;
       opened = await this.#tree.openValue(segments);
     } catch (error) {
       throw fsError("get", key, path, error);
@@ -159,10 +174,8 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     if (opened === undefined) return undefined; // missing, or a prefix
     const { handle, size } = opened;
     try {
-      let total = 0;
-      for (const view of into) total += view.length;
       if (size !== total) return size;
-      return await readvAt(handle, into, 0);
+      return await readvAt(handle, views, 0);
     } catch (error) {
       throw fsError("get", key, path, error);
     } finally {
@@ -274,7 +287,8 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
     // the first job only finds the size).
     let room = Math.min(MAX_GUESSED_BYTES, Math.max(MIN_WHOLE_READ_BYTES, sizeHint));
     if (maxBytes !== undefined) room = Math.min(room, maxBytes);
-    if (guessedBytes + room > GUESS_BUDGET_BYTES) room = 0;
+    // (`takeRoom` may hand out up to twice the room.)
+    if (guessedBytes + 2 * room > GUESS_BUDGET_BYTES) room = 0;
     // The file may grow between tries; after a few, `node:fs` reads it (fstat first).
     for (let attempt = 0; attempt < 3; attempt++) {
       let buffer: Uint8Array | undefined;
@@ -301,6 +315,10 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
         }
         room = read.size;
         continue;
+      }
+      if (buffer.length < read.bytesRead) {
+        // Its memory went away meanwhile: a value handed back with `release` still in use.
+        throw fsError("get", key, path, new Error(GONE));
       }
       sizeHint = read.size;
       return readBuffers.fit(buffer, read.bytesRead);
@@ -505,6 +523,9 @@ export class FileSystemStore implements ReadableStore, WritableStore, ListableSt
   }
 }
 
+const GONE =
+  "the memory read into was detached while the value was read (a value given back with release() still in use?)";
+
 /** Returned by `#readWhole` when native reads are unavailable. */
 const NOT_NATIVE = Symbol("not native");
 /** The least memory a whole-value read starts with (metadata documents fit). */
@@ -521,17 +542,6 @@ let guessedBytes = 0;
  * second read. Shared by the thread's stores, as the memory is.
  */
 let sizeHint = 0;
-
-/** The views' total length, when they are a list of `Uint8Array`s (else `undefined`). */
-function totalLength(views: readonly Uint8Array[]): number | undefined {
-  if (!Array.isArray(views)) return undefined;
-  let total = 0;
-  for (const view of views) {
-    if (!(view instanceof Uint8Array)) return undefined;
-    total += view.length;
-  }
-  return total;
-}
 
 function tooLarge(key: string, path: string, bytes: number, maxBytes: number): ValueTooLargeError {
   return new ValueTooLargeError(
@@ -576,7 +586,8 @@ async function readvAt(
   views: readonly Uint8Array[],
   position: number,
 ): Promise<number> {
-  const pending = views.slice();
+  // Empty views hold nothing: a batch of only those would read 0 bytes, as at the end of the file.
+  const pending = views.filter((view) => byteLengthOf(view) > 0);
   let next = 0;
   let read = 0;
   while (next < pending.length) {

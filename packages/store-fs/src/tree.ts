@@ -213,15 +213,38 @@ export function realRoot(root: string): string {
   let existing = root;
   const rest: string[] = [];
   for (;;) {
+    let real: Buffer;
     try {
-      return join(realpathSync.native(existing), ...rest.reverse());
+      real = realpathSync.native(existing, { encoding: "buffer" });
     } catch {
       const parent = dirname(existing);
       if (parent === existing) return root;
       rest.push(basename(existing));
       existing = parent;
+      continue;
     }
+    return join(asText(real), ...rest.reverse());
   }
+}
+
+/** A path a link or the root resolved to that is not valid UTF-8: a JavaScript string cannot name it. */
+export class NonUtf8PathError extends Error {
+  override name = "NonUtf8PathError";
+}
+
+/**
+ * `path` as text, when decoding it loses nothing: an invalid UTF-8 byte
+ * decodes to U+FFFD, which names another file (the one whose name holds
+ * U+FFFD). Throws {@link NonUtf8PathError} otherwise.
+ */
+function asText(path: Buffer): string {
+  const text = path.toString("utf8");
+  if (!Buffer.from(text, "utf8").equals(path)) {
+    throw new NonUtf8PathError(
+      `the real path ${JSON.stringify(path.toString("latin1"))} is not valid UTF-8, so no string names it`,
+    );
+  }
+  return text;
 }
 
 /** A value opened for reading: its descriptor and size. */
@@ -250,9 +273,9 @@ export class RootedTree {
   resolvedRoot(): string | undefined {
     if (this.#resolved === undefined) {
       try {
-        this.#resolved = realpathSync.native(this.root);
+        this.#resolved = asText(realpathSync.native(this.root, { encoding: "buffer" }));
       } catch {
-        return undefined;
+        return undefined; // missing, or not nameable (reads are refused: see #findKernelRoot)
       }
     }
     return this.#resolved;
@@ -481,7 +504,14 @@ export class RootedTree {
       return this.root; // not there yet: nothing under it either
     }
     try {
-      const actual = await readlink(`/proc/self/fd/${handle.fd}`);
+      const bytes = await readlink(`/proc/self/fd/${handle.fd}`, { encoding: "buffer" });
+      let actual: string;
+      try {
+        actual = asText(bytes);
+      } catch {
+        // Not nameable as text: expect the root's own path, which the kernel's never equals.
+        actual = this.root;
+      }
       this.#kernelRoot = actual.endsWith(" (deleted)") ? this.root : actual;
     } finally {
       await handle.close();

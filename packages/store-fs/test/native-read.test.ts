@@ -492,6 +492,66 @@ describe.skipIf(!native)(
       expect(same(again, pattern(64, 1))).toBe(true);
     });
 
+    it("a buffer made to look shared (its prototype swapped, or a list element that changes) is still read through the store's memory", async () => {
+      const store = new FileSystemStore(root);
+      await store.get("v");
+      const busy = () =>
+        Array.from(
+          { length: 8 },
+          () =>
+            new Promise((resolve) =>
+              pbkdf2("x", "y", 200_000, 32, "sha256", () => resolve(undefined)),
+            ),
+        );
+      // An ArrayBuffer dressed as a SharedArrayBuffer.
+      const spoofed = new ArrayBuffer(64);
+      Object.setPrototypeOf(spoofed, SharedArrayBuffer.prototype);
+      const a = busy();
+      const first = store.getInto("v", [new Uint8Array(spoofed)]);
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      structuredClone(spoofed, { transfer: [spoofed] });
+      expect(await first.catch((e: Error) => e.message)).toMatch(/detached or shrunk/);
+      await Promise.all(a);
+      // A list whose first element is a shared view when checked, then another.
+      const plain = new Uint8Array(64);
+      const shared = new Uint8Array(new SharedArrayBuffer(64));
+      let reads = 0;
+      const tricky: Uint8Array[] = [];
+      Object.defineProperty(tricky, 0, { get: () => (++reads === 1 ? shared : plain) });
+      tricky.length = 1;
+      const b = busy();
+      const second = store.getInto("v", tricky);
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      structuredClone(plain.buffer, { transfer: [plain.buffer] });
+      const outcome = await second.catch((e: Error) => e.message);
+      await Promise.all(b);
+      expect(reads).toBe(1); // each element read once
+      expect(outcome).toBe(64); // it read into the shared view it was shown
+      expect(same(shared, pattern(64, 1))).toBe(true);
+    });
+
+    it("targets that are not a list of Uint8Arrays are a StoreError on both paths; empty views are skipped", async () => {
+      const store = new FileSystemStore(root);
+      for (const on of [true, false]) {
+        setNativeReads(on);
+        for (const bad of [
+          [new Float64Array(8)],
+          [new DataView(new ArrayBuffer(64))],
+          new Uint8Array(64),
+          [new Uint8Array(32), "x"],
+        ]) {
+          await expect(store.getInto("v", bad as never), `native ${on}`).rejects.toThrow(
+            /list of Uint8Arrays/,
+          );
+        }
+        // 1,024 empty views first (a batch of them reads 0 bytes, which is not the end of the file).
+        const view = new Uint8Array(64);
+        const views = [...Array.from({ length: 1024 }, () => view.subarray(0, 0)), view];
+        expect(await store.getInto("v", views), `native ${on}`).toBe(64);
+        expect(same(view, pattern(64, 1)), `native ${on}`).toBe(true);
+      }
+    });
+
     it("views in shared memory are read into directly (they cannot be taken away)", async () => {
       const store = new FileSystemStore(root);
       const shared = new Uint8Array(new SharedArrayBuffer(64));
@@ -547,6 +607,22 @@ describe("links whose target's bytes decode to the root's path (invalid UTF-8)",
       }
     }
   });
+});
+
+describe("a root whose real path is not valid UTF-8", () => {
+  it.skipIf(process.platform !== "linux")(
+    "is refused when the store is made (no string names it: U+FFFD would name another directory)",
+    () => {
+      const bad = Buffer.concat([Buffer.from(`${dir}/real-`), Buffer.from([0xff])]);
+      mkdirSync(bad);
+      mkdirSync(`${dir}/real-\uFFFD`);
+      writeFileSync(`${dir}/real-\uFFFD/k`, "ANOTHER DIRECTORY");
+      symlinkSync(bad, `${dir}/root`);
+      expect(() => new FileSystemStore(`${dir}/root`)).toThrow(/not valid UTF-8/);
+      expect(() => new FileSystemStore(bad.toString())).not.toThrow(); // U+FFFD: another, real, directory
+      expect(() => new FileSystemStore(new URL("file:///tmp/%FF"))).toThrow(/cannot open a store/);
+    },
+  );
 });
 
 describe.skipIf(!native)("where native reads are off", () => {
