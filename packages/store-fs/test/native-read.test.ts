@@ -58,6 +58,14 @@ async function outcome(run: () => Promise<unknown>): Promise<unknown> {
   }
 }
 
+/** Keeps libuv's thread pool busy (8 slow hashes), so that a read waits in its queue. */
+const busyPool = () =>
+  Array.from(
+    { length: 8 },
+    () =>
+      new Promise((resolve) => pbkdf2("x", "y", 200_000, 32, "sha256", () => resolve(undefined))),
+  );
+
 /** Descriptors this process has open. */
 const openDescriptors = () => readdirSync("/proc/self/fd").length;
 
@@ -469,13 +477,7 @@ describe.skipIf(!native)(
       const store = new FileSystemStore(root);
       await store.get("v"); // the root's kernel path, known from now on
       // Keep the thread pool's threads busy so that the read waits in its queue.
-      const busy = Array.from(
-        { length: 8 },
-        () =>
-          new Promise((resolve) =>
-            pbkdf2("x", "y", 200_000, 32, "sha256", () => resolve(undefined)),
-          ),
-      );
+      const busy = busyPool();
       const view = new Uint8Array(64);
       const pending = store.getInto("v", [view]);
       for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -495,18 +497,10 @@ describe.skipIf(!native)(
     it("a buffer made to look shared (its prototype swapped, or a list element that changes) is still read through the store's memory", async () => {
       const store = new FileSystemStore(root);
       await store.get("v");
-      const busy = () =>
-        Array.from(
-          { length: 8 },
-          () =>
-            new Promise((resolve) =>
-              pbkdf2("x", "y", 200_000, 32, "sha256", () => resolve(undefined)),
-            ),
-        );
       // An ArrayBuffer dressed as a SharedArrayBuffer.
       const spoofed = new ArrayBuffer(64);
       Object.setPrototypeOf(spoofed, SharedArrayBuffer.prototype);
-      const a = busy();
+      const a = busyPool();
       const first = store.getInto("v", [new Uint8Array(spoofed)]);
       for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
       structuredClone(spoofed, { transfer: [spoofed] });
@@ -519,7 +513,7 @@ describe.skipIf(!native)(
       const tricky: Uint8Array[] = [];
       Object.defineProperty(tricky, 0, { get: () => (++reads === 1 ? shared : plain) });
       tricky.length = 1;
-      const b = busy();
+      const b = busyPool();
       const second = store.getInto("v", tricky);
       for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
       structuredClone(plain.buffer, { transfer: [plain.buffer] });

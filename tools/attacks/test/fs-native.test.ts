@@ -146,4 +146,40 @@ describe.skipIf(!x64Linux)("native whole-value reads under attack", () => {
       ),
     ).toEqual([]);
   }, 40_000);
+
+  describe.skipIf(process.platform !== "linux")("paths whose bytes are not valid UTF-8", () => {
+    for (const native of ["1", "0"]) {
+      it(`a link to a directory whose name decodes to the root's (U+FFFD) is refused by every read; a root that is not valid UTF-8 is refused when made (ZARR_FS_NATIVE=${native})`, async () => {
+        const r = await attack(
+          `${PRELUDE}
+        const fs = await import("node:fs");
+        const base = Buffer.from(${JSON.stringify(base)});
+        const at = (...parts) => Buffer.concat([base, ...parts.map((p) => typeof p === "string" ? Buffer.from(p) : Buffer.from(p))]);
+        // The root's name holds U+FFFD; a directory beside it holds the byte 0xFF.
+        fs.mkdirSync(at("/r\uFFFD"));
+        fs.mkdirSync(at("/r", [0xff], "/d"), { recursive: true });
+        fs.writeFileSync(at("/r", [0xff], "/d/secret"), "OUTSIDE");
+        fs.symlinkSync(at("/r", [0xff], "/d"), at("/r\uFFFD/d"));
+        const store = new FileSystemStore(at("/r\uFFFD").toString());
+        const outcomes = [];
+        for (const read of [
+          () => store.get("d/secret"),
+          () => store.get("d/secret", { offset: 0, length: 3 }),
+          () => store.getSize("d/secret"),
+          () => store.getInto("d/secret", [new Uint8Array(7)]),
+        ]) outcomes.push(await read().then((v) => "value:" + (v instanceof Uint8Array ? text(v) : v), (e) => e.name));
+        // A root that is a link to the 0xFF directory: no string names it.
+        fs.symlinkSync(at("/r", [0xff]), at("/linked-root"));
+        let made;
+        try { new FileSystemStore(at("/linked-root").toString()); made = "made"; } catch (e) { made = e.name; }
+        return { outcomes, made };
+        `,
+          { maxRssMiB: 400, timeoutMs: 20_000 },
+          { env: { ...process.env, ZARR_FS_NATIVE: native } },
+        );
+        expect(r.error, describeRun(r)).toBeUndefined();
+        expect(r.value).toEqual({ outcomes: Array(4).fill("StoreError"), made: "StoreError" });
+      });
+    }
+  });
 });
